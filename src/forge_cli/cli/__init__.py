@@ -1,0 +1,1 @@
+"""forge_cli.cli."""

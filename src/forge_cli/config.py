@@ -1,0 +1,1 @@
+"""Settings, profiles and paths (filled in by the CLI work)."""

@@ -1,0 +1,165 @@
+"""The one exception tree of Forge.
+
+Every error the user can see is a :class:`ForgeError`. Third-party errors (httpx2, openai,
+sqlite) are mapped into this tree in exactly one place per backend, ``raise ... from exc``.
+The CLI catches :class:`ForgeError`, prints one line and exits with :attr:`ForgeError.exit_code`.
+
+::
+
+    ForgeError                         exit 1  (backend or runtime error)
+    ├── UsageError                     exit 2  (bad flag, bad argument, bad file given by the user)
+    │   └── ConfigError                exit 2  (bad config file, unknown profile, bad setting)
+    ├── BackendError                   exit 1  (anything that went wrong talking to a backend)
+    │   ├── BackendConnectionError             (could not connect / connection dropped)
+    │   │   └── BackendTimeoutError            (connect or idle-read timeout)
+    │   ├── BackendHTTPError                   (non-2xx status; carries status and server message)
+    │   │   └── AuthError                      (401/403; names the env var holding the key)
+    │   └── ProtocolError                      (a reply we cannot understand, or a stream cut short)
+    │       └── StreamError                    (the server reported an error inside the stream)
+    ├── KnowledgeError                 exit 1  (the local knowledge store)
+    │   └── NotFoundError              exit 1  (unknown file or vector store id)
+    ├── ToolError                      exit 1  (a tool is defined wrongly)
+    ├── ToolIterationLimitError        exit 3  (the agent loop reached its iteration limit)
+    └── Interrupted                    exit 130 (the user pressed Ctrl+C)
+
+This module imports nothing of ours so every layer may import it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_ITERATION_LIMIT",
+    "EXIT_OK",
+    "EXIT_RUNTIME",
+    "EXIT_USAGE",
+    "AuthError",
+    "BackendConnectionError",
+    "BackendError",
+    "BackendHTTPError",
+    "BackendTimeoutError",
+    "ConfigError",
+    "ForgeError",
+    "Interrupted",
+    "KnowledgeError",
+    "NotFoundError",
+    "ProtocolError",
+    "StreamError",
+    "ToolError",
+    "ToolIterationLimitError",
+    "UsageError",
+]
+
+EXIT_OK = 0
+EXIT_RUNTIME = 1
+EXIT_USAGE = 2
+EXIT_ITERATION_LIMIT = 3
+EXIT_INTERRUPTED = 130
+
+
+class ForgeError(Exception):
+    """Root of every error Forge reports to the user."""
+
+    exit_code: int = EXIT_RUNTIME
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def one_line(self) -> str:
+        """The message and hint on one line, as the CLI prints it."""
+        text = " ".join(self.message.split())
+        if self.hint:
+            text += f" (hint: {' '.join(self.hint.split())})"
+        return text
+
+
+class UsageError(ForgeError):
+    """The user asked for something invalid: a flag, an argument, a file."""
+
+    exit_code = EXIT_USAGE
+
+
+class ConfigError(UsageError):
+    """The configuration file or a setting is invalid."""
+
+
+class BackendError(ForgeError):
+    """Talking to a backend failed."""
+
+
+class BackendConnectionError(BackendError):
+    """The connection could not be made or was lost."""
+
+
+class BackendTimeoutError(BackendConnectionError):
+    """A connect or idle-read timeout fired."""
+
+
+class BackendHTTPError(BackendError):
+    """The server answered with a non-success HTTP status."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        server_message: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.status_code = status_code
+        self.server_message = server_message
+
+
+class AuthError(BackendHTTPError):
+    """The server refused our credentials (or we had none)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        env_var: str | None,
+        server_message: str | None = None,
+    ) -> None:
+        hint = f"set the API key in the environment variable {env_var}" if env_var else None
+        super().__init__(message, status_code=status_code, server_message=server_message, hint=hint)
+        self.env_var = env_var
+
+
+class ProtocolError(BackendError):
+    """The backend sent something we cannot understand, or the stream ended early."""
+
+
+class StreamError(ProtocolError):
+    """The server reported an error inside the stream (``error`` or ``response.failed``)."""
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class KnowledgeError(ForgeError):
+    """The local knowledge store could not do what was asked."""
+
+
+class NotFoundError(KnowledgeError):
+    """An unknown file, vector store or response id."""
+
+
+class ToolError(ForgeError):
+    """A tool is defined wrongly (raised once, naming every problem)."""
+
+
+class ToolIterationLimitError(ForgeError):
+    """The agent loop stopped at its iteration limit."""
+
+    exit_code = EXIT_ITERATION_LIMIT
+
+
+class Interrupted(ForgeError):
+    """The user interrupted the run."""
+
+    exit_code = EXIT_INTERRUPTED

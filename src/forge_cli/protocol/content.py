@@ -1,0 +1,97 @@
+"""Content parts of messages and reasoning items, with lazily joined streamed text."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal, Self
+
+from pydantic import Discriminator, Field, PrivateAttr, Tag, field_serializer
+
+from forge_cli.protocol._base import WireModel, type_tag
+from forge_cli.protocol.annotations import Annotation
+from forge_cli.protocol.text import TextView
+
+__all__ = [
+    "CONTENT_PART_TYPES",
+    "ContentPart",
+    "OutputText",
+    "ReasoningText",
+    "Refusal",
+    "SummaryText",
+    "UnknownPart",
+]
+
+
+class _StreamedText(WireModel):
+    """A part whose ``text`` may be a lazy :class:`TextView` while it streams."""
+
+    text_value: str = Field(default="", alias="text")
+    _view: TextView | None = PrivateAttr(default=None)
+
+    @property
+    def text(self) -> str:
+        """The text of this part (joined on first read while streaming)."""
+        return self._view.text if self._view is not None else self.text_value
+
+    @field_serializer("text_value")
+    def _serialize_text(self, _value: str) -> str:
+        return self.text
+
+    def with_view(self, view: TextView) -> Self:
+        """A copy whose text reads from ``view`` (used by the SnapshotBuilder)."""
+        copy = self.model_copy()
+        copy._view = view
+        return copy
+
+    def with_text(self, text: str) -> Self:
+        """A copy with concrete text."""
+        copy = self.model_copy(update={"text_value": text})
+        copy._view = None
+        return copy
+
+
+class OutputText(_StreamedText):
+    """Answer text with its annotations (citations)."""
+
+    type: Literal["output_text"] = "output_text"
+    annotations: list[Annotation] = Field(default_factory=list)
+    logprobs: list[dict[str, Any]] | None = None
+
+
+class Refusal(WireModel):
+    """The model declined to answer."""
+
+    type: Literal["refusal"] = "refusal"
+    refusal: str = ""
+
+
+class SummaryText(_StreamedText):
+    """One part of a reasoning summary."""
+
+    type: Literal["summary_text"] = "summary_text"
+
+
+class ReasoningText(_StreamedText):
+    """Raw reasoning text (servers that expose it)."""
+
+    type: Literal["reasoning_text"] = "reasoning_text"
+
+
+class UnknownPart(WireModel):
+    """A content part kind we do not know; kept as extras."""
+
+    is_unknown_kind: ClassVar[bool] = True
+
+    type: str = "unknown"
+
+
+CONTENT_PART_TYPES = frozenset({"output_text", "refusal", "reasoning_text", "summary_text"})
+
+ContentPart = Annotated[
+    Annotated[OutputText, Tag("output_text")]
+    | Annotated[Refusal, Tag("refusal")]
+    | Annotated[ReasoningText, Tag("reasoning_text")]
+    | Annotated[SummaryText, Tag("summary_text")]
+    | Annotated[UnknownPart, Tag("__unknown__")],
+    Discriminator(type_tag(CONTENT_PART_TYPES, "__unknown__")),
+]
+"""Any message content part; an unknown ``type`` becomes :class:`UnknownPart`."""

@@ -1,0 +1,272 @@
+"""Type guards: one per output item kind, annotation kind and tool kind.
+
+Renderers and the agent loop dispatch through these (a registry keyed by guard), never through
+if/elif chains on class names. ``ITEM_GUARDS``, ``ANNOTATION_GUARDS`` and ``TOOL_GUARDS`` list them
+so a test can check that every union member has its guard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeGuard
+
+from forge_cli.protocol.annotations import (
+    ANNOTATION_TYPES,
+    ContainerFileCitation,
+    FileCitation,
+    FilePath,
+    UnknownAnnotation,
+    UrlCitation,
+)
+from forge_cli.protocol.items import (
+    ITEM_TYPES,
+    CodeInterpreterCall,
+    ComputerCall,
+    FileReaderCall,
+    FileSearchCall,
+    FunctionCall,
+    FunctionCallOutput,
+    ListDocumentsCall,
+    Message,
+    PageReaderCall,
+    Reasoning,
+    UnknownItem,
+    WebSearchCall,
+)
+from forge_cli.protocol.tools import (
+    CodeInterpreterTool,
+    ComputerUsePreviewTool,
+    FileReaderTool,
+    FileSearchTool,
+    FunctionTool,
+    ListDocumentsTool,
+    PageReaderTool,
+    UnknownTool,
+    WebSearchPreviewTool,
+    WebSearchTool,
+)
+from forge_cli.protocol.traceable import TraceableToolCall
+
+__all__ = [
+    "ANNOTATION_GUARDS",
+    "ITEM_GUARDS",
+    "TOOL_GUARDS",
+    "is_code_interpreter_call",
+    "is_code_interpreter_tool",
+    "is_computer_call",
+    "is_computer_tool",
+    "is_container_file_citation",
+    "is_file_citation",
+    "is_file_path",
+    "is_file_reader_call",
+    "is_file_reader_tool",
+    "is_file_search_call",
+    "is_file_search_tool",
+    "is_function_call",
+    "is_function_call_output",
+    "is_function_tool",
+    "is_list_documents_call",
+    "is_list_documents_tool",
+    "is_message",
+    "is_page_reader_call",
+    "is_page_reader_tool",
+    "is_reasoning",
+    "is_tool_call",
+    "is_traceable",
+    "is_unknown_annotation",
+    "is_unknown_item",
+    "is_unknown_tool",
+    "is_url_citation",
+    "is_web_search_call",
+    "is_web_search_tool",
+]
+
+
+# --- output items -----------------------------------------------------------------------------
+
+
+def is_message(item: object) -> TypeGuard[Message]:
+    """An assistant message."""
+    return isinstance(item, Message)
+
+
+def is_reasoning(item: object) -> TypeGuard[Reasoning]:
+    """A reasoning item."""
+    return isinstance(item, Reasoning)
+
+
+def is_file_search_call(item: object) -> TypeGuard[FileSearchCall]:
+    """A file search call."""
+    return isinstance(item, FileSearchCall)
+
+
+def is_web_search_call(item: object) -> TypeGuard[WebSearchCall]:
+    """A web search call."""
+    return isinstance(item, WebSearchCall)
+
+
+def is_function_call(item: object) -> TypeGuard[FunctionCall]:
+    """A client-side function call."""
+    return isinstance(item, FunctionCall)
+
+
+def is_function_call_output(item: object) -> TypeGuard[FunctionCallOutput]:
+    """The output of a function call."""
+    return isinstance(item, FunctionCallOutput)
+
+
+def is_code_interpreter_call(item: object) -> TypeGuard[CodeInterpreterCall]:
+    """A code interpreter call."""
+    return isinstance(item, CodeInterpreterCall)
+
+
+def is_computer_call(item: object) -> TypeGuard[ComputerCall]:
+    """A computer-use call."""
+    return isinstance(item, ComputerCall)
+
+
+def is_list_documents_call(item: object) -> TypeGuard[ListDocumentsCall]:
+    """A list-documents call."""
+    return isinstance(item, ListDocumentsCall)
+
+
+def is_file_reader_call(item: object) -> TypeGuard[FileReaderCall]:
+    """A file reader call."""
+    return isinstance(item, FileReaderCall)
+
+
+def is_page_reader_call(item: object) -> TypeGuard[PageReaderCall]:
+    """A page reader call."""
+    return isinstance(item, PageReaderCall)
+
+
+def is_unknown_item(item: object) -> TypeGuard[UnknownItem]:
+    """An item kind we do not know."""
+    return isinstance(item, UnknownItem)
+
+
+def is_traceable(item: object) -> TypeGuard[TraceableToolCall]:
+    """A tool call that carries progress and an execution trace."""
+    return isinstance(item, TraceableToolCall)
+
+
+def is_tool_call(item: object) -> bool:
+    """Any tool call (everything but messages and reasoning)."""
+    return not isinstance(item, Message | Reasoning)
+
+
+ITEM_GUARDS: dict[str, Callable[[object], bool]] = {
+    "message": is_message,
+    "reasoning": is_reasoning,
+    "file_search_call": is_file_search_call,
+    "web_search_call": is_web_search_call,
+    "function_call": is_function_call,
+    "function_call_output": is_function_call_output,
+    "code_interpreter_call": is_code_interpreter_call,
+    "computer_call": is_computer_call,
+    "list_documents_call": is_list_documents_call,
+    "file_reader_call": is_file_reader_call,
+    "page_reader_call": is_page_reader_call,
+    "__unknown__": is_unknown_item,
+}
+assert set(ITEM_GUARDS) - {"__unknown__"} == ITEM_TYPES
+
+
+# --- annotations ------------------------------------------------------------------------------
+
+
+def is_file_citation(annotation: object) -> TypeGuard[FileCitation]:
+    """A file citation."""
+    return isinstance(annotation, FileCitation)
+
+
+def is_url_citation(annotation: object) -> TypeGuard[UrlCitation]:
+    """A URL citation."""
+    return isinstance(annotation, UrlCitation)
+
+
+def is_file_path(annotation: object) -> TypeGuard[FilePath]:
+    """A file path annotation."""
+    return isinstance(annotation, FilePath)
+
+
+def is_container_file_citation(annotation: object) -> TypeGuard[ContainerFileCitation]:
+    """A container file citation."""
+    return isinstance(annotation, ContainerFileCitation)
+
+
+def is_unknown_annotation(annotation: object) -> TypeGuard[UnknownAnnotation]:
+    """An annotation kind we do not know."""
+    return isinstance(annotation, UnknownAnnotation)
+
+
+ANNOTATION_GUARDS: dict[str, Callable[[object], bool]] = {
+    "file_citation": is_file_citation,
+    "url_citation": is_url_citation,
+    "file_path": is_file_path,
+    "container_file_citation": is_container_file_citation,
+    "__unknown__": is_unknown_annotation,
+}
+assert set(ANNOTATION_GUARDS) - {"__unknown__"} == ANNOTATION_TYPES
+
+
+# --- tool definitions -------------------------------------------------------------------------
+
+
+def is_file_search_tool(tool: object) -> TypeGuard[FileSearchTool]:
+    """A file search tool definition."""
+    return isinstance(tool, FileSearchTool)
+
+
+def is_web_search_tool(tool: object) -> TypeGuard[WebSearchTool | WebSearchPreviewTool]:
+    """A web search tool definition (any of the web_search / web_search_preview names)."""
+    return isinstance(tool, WebSearchTool | WebSearchPreviewTool)
+
+
+def is_function_tool(tool: object) -> TypeGuard[FunctionTool]:
+    """A function tool definition."""
+    return isinstance(tool, FunctionTool)
+
+
+def is_code_interpreter_tool(tool: object) -> TypeGuard[CodeInterpreterTool]:
+    """A code interpreter tool definition."""
+    return isinstance(tool, CodeInterpreterTool)
+
+
+def is_computer_tool(tool: object) -> TypeGuard[ComputerUsePreviewTool]:
+    """A computer-use tool definition."""
+    return isinstance(tool, ComputerUsePreviewTool)
+
+
+def is_list_documents_tool(tool: object) -> TypeGuard[ListDocumentsTool]:
+    """A list-documents tool definition."""
+    return isinstance(tool, ListDocumentsTool)
+
+
+def is_file_reader_tool(tool: object) -> TypeGuard[FileReaderTool]:
+    """A file reader tool definition."""
+    return isinstance(tool, FileReaderTool)
+
+
+def is_page_reader_tool(tool: object) -> TypeGuard[PageReaderTool]:
+    """A page reader tool definition."""
+    return isinstance(tool, PageReaderTool)
+
+
+def is_unknown_tool(tool: object) -> TypeGuard[UnknownTool]:
+    """A tool kind we pass through without modelling it."""
+    return isinstance(tool, UnknownTool)
+
+
+TOOL_GUARDS: dict[str, Callable[[Any], bool]] = {
+    "file_search": is_file_search_tool,
+    "web_search": is_web_search_tool,
+    "web_search_preview": is_web_search_tool,
+    "function": is_function_tool,
+    "code_interpreter": is_code_interpreter_tool,
+    "computer_use_preview": is_computer_tool,
+    "list_documents": is_list_documents_tool,
+    "file_reader": is_file_reader_tool,
+    "page_reader": is_page_reader_tool,
+    "__unknown__": is_unknown_tool,
+}

@@ -1,0 +1,300 @@
+"""Output items of a Response: messages, reasoning, every tool-call kind, and Unknown.
+
+Tool *call results* (these items) are separate types from tool *definitions* (``tools.py``).
+An unknown ``type`` validates into :class:`UnknownItem`, which keeps the raw fields, so a new
+server item kind is shown generically instead of breaking the stream.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import Discriminator, Field, Tag
+
+from forge_cli.protocol._base import WireModel, type_tag
+from forge_cli.protocol.content import (
+    ContentPart,
+    OutputText,
+    ReasoningText,
+    Refusal,
+    SummaryText,
+)
+from forge_cli.protocol.traceable import TraceableToolCall
+
+__all__ = [
+    "ITEM_TYPES",
+    "TERMINAL_STATUSES",
+    "CodeInterpreterCall",
+    "ComputerCall",
+    "FileReaderCall",
+    "FileSearchCall",
+    "FileSearchResult",
+    "FunctionCall",
+    "FunctionCallOutput",
+    "ListDocumentsCall",
+    "Message",
+    "OutputItem",
+    "PageReaderCall",
+    "Reasoning",
+    "UnknownItem",
+    "WebSearchAction",
+    "WebSearchCall",
+    "WebSearchSource",
+]
+
+TERMINAL_STATUSES = frozenset({"completed", "incomplete", "failed", "cancelled"})
+"""Statuses after which an item does not change. Others (in_progress, searching, interpreting,
+reading, ...) mean the item is still running. Statuses are kept as text: servers invent new ones."""
+
+
+class _Item(WireModel):
+    id: str | None = None
+    status: str | None = None
+
+    @property
+    def is_done(self) -> bool:
+        """Whether the item reached a terminal status."""
+        return self.status in TERMINAL_STATUSES
+
+
+class Message(_Item):
+    """An assistant message: answer text (with annotations) and refusals."""
+
+    type: Literal["message"] = "message"
+    role: str = "assistant"
+    content: list[ContentPart] = Field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """All output text of this message, joined."""
+        return "".join(part.text for part in self.content if isinstance(part, OutputText))
+
+    @property
+    def refusal(self) -> str | None:
+        """The refusal text, if the model refused."""
+        parts = [part.refusal for part in self.content if isinstance(part, Refusal)]
+        return "".join(parts) if parts else None
+
+
+class Reasoning(_Item):
+    """The model's reasoning: summary parts and, for some servers, raw reasoning text."""
+
+    type: Literal["reasoning"] = "reasoning"
+    summary: list[SummaryText] = Field(default_factory=list)
+    content: list[ReasoningText] | None = None
+    encrypted_content: str | None = None
+
+    @property
+    def summary_text(self) -> str:
+        """The summary parts separated by blank lines."""
+        return "\n\n".join(part.text for part in self.summary if part.text)
+
+    @property
+    def text(self) -> str:
+        """The summary, or the raw reasoning text when there is no summary."""
+        if self.summary_text:
+            return self.summary_text
+        return "\n\n".join(part.text for part in self.content or [] if part.text)
+
+
+class FileSearchResult(WireModel):
+    """One passage found by file search."""
+
+    file_id: str | None = None
+    filename: str | None = None
+    score: float | None = None
+    text: str | None = None
+    attributes: dict[str, Any] | None = None
+    page: int | None = None
+
+
+class FileSearchCall(_Item):
+    """A search over vector stores."""
+
+    type: Literal["file_search_call"] = "file_search_call"
+    queries: list[str] = Field(default_factory=list)
+    results: list[FileSearchResult] | None = None
+
+
+class WebSearchSource(WireModel):
+    """A web page a search used."""
+
+    type: str = "url"
+    url: str = ""
+    title: str | None = None
+
+
+class WebSearchAction(WireModel):
+    """What a web search call did: ``search``, ``open_page`` or ``find_in_page``."""
+
+    type: str = "search"
+    query: str | None = None
+    queries: list[str] | None = None
+    sources: list[WebSearchSource] | None = None
+    url: str | None = None
+    pattern: str | None = None
+
+
+class WebSearchCall(_Item):
+    """A web search. Knowledge Forge puts ``queries`` on the item; OpenAI in ``action``."""
+
+    type: Literal["web_search_call"] = "web_search_call"
+    action: WebSearchAction | None = None
+    queries: list[str] | None = None
+    sources: list[WebSearchSource] | None = None
+
+    def all_queries(self) -> list[str]:
+        """Every query, wherever the server put it, without duplicates."""
+        found: list[str] = list(self.queries or [])
+        if self.action is not None:
+            if self.action.query:
+                found.append(self.action.query)
+            found.extend(self.action.queries or [])
+        return list(dict.fromkeys(q for q in found if q))
+
+    def all_sources(self) -> list[WebSearchSource]:
+        """Every source, wherever the server put it."""
+        found = list(self.sources or [])
+        if self.action is not None:
+            found.extend(self.action.sources or [])
+        return found
+
+
+class FunctionCall(_Item):
+    """A call of a client-side function; ``call_id`` is echoed back with its output."""
+
+    type: Literal["function_call"] = "function_call"
+    call_id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+    def parsed_arguments(self) -> dict[str, Any] | None:
+        """The arguments as a dict, or ``None`` when they are not a JSON object."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+
+class FunctionCallOutput(_Item):
+    """The result of a function call, as sent back to the model."""
+
+    type: Literal["function_call_output"] = "function_call_output"
+    call_id: str = ""
+    output: str | list[dict[str, Any]] = ""
+    name: str | None = None
+    is_error: bool | None = None
+
+    @property
+    def output_text(self) -> str:
+        """The output as text (text parts joined when it is a list)."""
+        if isinstance(self.output, str):
+            return self.output
+        return "".join(str(part.get("text", "")) for part in self.output)
+
+
+class CodeInterpreterCall(_Item, TraceableToolCall):
+    """Code run in a sandbox; ``outputs`` holds logs and images."""
+
+    type: Literal["code_interpreter_call"] = "code_interpreter_call"
+    container_id: str | None = None
+    code: str | None = None
+    outputs: list[dict[str, Any]] | None = None
+
+    def logs(self) -> str:
+        """All log outputs joined."""
+        return "".join(
+            str(out.get("logs", "")) for out in self.outputs or [] if out.get("type") == "logs"
+        )
+
+
+class ComputerCall(_Item):
+    """A computer-use action."""
+
+    type: Literal["computer_call"] = "computer_call"
+    call_id: str | None = None
+    action: dict[str, Any] | None = None
+    actions: list[dict[str, Any]] | None = None
+    pending_safety_checks: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ListDocumentsCall(_Item, TraceableToolCall):
+    """Knowledge Forge: list the documents of vector stores that match queries."""
+
+    type: Literal["list_documents_call"] = "list_documents_call"
+    queries: list[str] = Field(default_factory=list)
+    count: int | None = None
+    documents: list[dict[str, Any]] | None = None
+
+
+class FileReaderCall(_Item, TraceableToolCall):
+    """Knowledge Forge: read one or more documents."""
+
+    type: Literal["file_reader_call"] = "file_reader_call"
+    doc_ids: list[str] = Field(default_factory=list)
+    query: str | None = None
+    file_name: str | None = None
+    navigation: Any = None
+    content: str | None = None
+
+
+class PageReaderCall(_Item, TraceableToolCall):
+    """Knowledge Forge: read a page range of a document."""
+
+    type: Literal["page_reader_call"] = "page_reader_call"
+    document_id: str = ""
+    start_page: int | None = None
+    end_page: int | None = None
+    file_name: str | None = None
+    content: str | None = None
+
+
+class UnknownItem(WireModel):
+    """An item kind we do not know. All its fields are kept (``model_extra``)."""
+
+    is_unknown_kind: ClassVar[bool] = True
+
+    type: str = "unknown"
+    id: str | None = None
+    status: str | None = None
+
+    @property
+    def is_done(self) -> bool:
+        """Whether the item reached a terminal status."""
+        return self.status in TERMINAL_STATUSES
+
+
+ITEM_TYPES = frozenset(
+    {
+        "message",
+        "reasoning",
+        "file_search_call",
+        "web_search_call",
+        "function_call",
+        "function_call_output",
+        "code_interpreter_call",
+        "computer_call",
+        "list_documents_call",
+        "file_reader_call",
+        "page_reader_call",
+    }
+)
+
+OutputItem = Annotated[
+    Annotated[Message, Tag("message")]
+    | Annotated[Reasoning, Tag("reasoning")]
+    | Annotated[FileSearchCall, Tag("file_search_call")]
+    | Annotated[WebSearchCall, Tag("web_search_call")]
+    | Annotated[FunctionCall, Tag("function_call")]
+    | Annotated[FunctionCallOutput, Tag("function_call_output")]
+    | Annotated[CodeInterpreterCall, Tag("code_interpreter_call")]
+    | Annotated[ComputerCall, Tag("computer_call")]
+    | Annotated[ListDocumentsCall, Tag("list_documents_call")]
+    | Annotated[FileReaderCall, Tag("file_reader_call")]
+    | Annotated[PageReaderCall, Tag("page_reader_call")]
+    | Annotated[UnknownItem, Tag("__unknown__")],
+    Discriminator(type_tag(ITEM_TYPES, "__unknown__")),
+]
+"""Any output item; an unknown ``type`` becomes :class:`UnknownItem`."""

@@ -1,0 +1,66 @@
+"""Append-only text buffers: amortized O(1) deltas, lazily joined text, immutable views.
+
+The SnapshotBuilder appends every text delta to a :class:`TextBuffer`. A snapshot does not copy the
+text; it holds a :class:`TextView` -- the buffer plus the number of fragments at snapshot time.
+Because the buffer only ever grows, a view taken earlier keeps reading the same text forever, so a
+snapshot handed out is never changed by later deltas. Joining happens on first read and is cached
+incrementally, so reading the text after every delta costs O(new text), not O(all text).
+"""
+
+from __future__ import annotations
+
+__all__ = ["TextBuffer", "TextView"]
+
+
+class TextBuffer:
+    """An append-only sequence of text fragments."""
+
+    __slots__ = ("_joined", "_joined_count", "_parts")
+
+    def __init__(self, initial: str = "") -> None:
+        self._parts: list[str] = [initial] if initial else []
+        self._joined = initial
+        self._joined_count = len(self._parts)
+
+    def append(self, fragment: str) -> None:
+        """Add a fragment in amortized O(1)."""
+        if fragment:
+            self._parts.append(fragment)
+
+    def view(self) -> TextView:
+        """An immutable view of the text as it is now."""
+        return TextView(self, len(self._parts))
+
+    def text_at(self, count: int) -> str:
+        """The text made of the first ``count`` fragments (cached, extended incrementally)."""
+        if count == self._joined_count:
+            return self._joined
+        if count > self._joined_count:
+            joined = self._joined + "".join(self._parts[self._joined_count : count])
+            self._joined, self._joined_count = joined, count
+            return joined
+        return "".join(self._parts[:count])
+
+    def __len__(self) -> int:
+        return len(self._parts)
+
+
+class TextView:
+    """The text of a buffer at one moment; reading it never changes."""
+
+    __slots__ = ("_buffer", "_count")
+
+    def __init__(self, buffer: TextBuffer, count: int) -> None:
+        self._buffer = buffer
+        self._count = count
+
+    @property
+    def text(self) -> str:
+        """The joined text of this view."""
+        return self._buffer.text_at(self._count)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"TextView({self.text!r})"
