@@ -6,7 +6,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import Discriminator, Field, PrivateAttr, Tag, field_serializer
 
-from forge_cli.protocol._base import WireModel, type_tag
+from forge_cli.protocol._base import WireModel, evolve, type_tag
 from forge_cli.protocol.annotations import Annotation
 from forge_cli.protocol.text import TextView
 
@@ -38,7 +38,7 @@ class _StreamedText(WireModel):
 
     def with_view(self, view: TextView) -> Self:
         """A copy whose text reads from ``view`` (used by the SnapshotBuilder)."""
-        copy = self.model_copy()
+        copy = evolve(self)
         copy._view = view
         return copy
 
