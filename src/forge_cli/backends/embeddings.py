@@ -1,0 +1,137 @@
+"""An :class:`~forge_cli.knowledge.Embedder` for any OpenAI-compatible ``/v1/embeddings`` endpoint.
+
+The knowledge layer must not speak HTTP, so the HTTP embedder lives here and is handed to the
+store by whoever builds it. httpx2 errors are mapped to our exception tree in this one place.
+"""
+
+from __future__ import annotations
+
+import os
+from types import TracebackType
+from typing import Any
+
+import httpx2
+
+from forge_cli.errors import (
+    AuthError,
+    BackendConnectionError,
+    BackendHTTPError,
+    BackendTimeoutError,
+    ProtocolError,
+    UsageError,
+)
+
+__all__ = ["OpenAIEmbedder"]
+
+
+class OpenAIEmbedder:
+    """Embeds texts through ``POST {base_url}/embeddings`` (OpenAI, Ollama, vLLM, llama.cpp…).
+
+    ``api_key_env`` names the environment variable holding the key (the key itself is never
+    stored in configuration). Inputs are sent in batches of ``batch_size``.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key_env: str | None = None,
+        timeout: float = 30.0,
+        batch_size: int = 64,
+        client: httpx2.Client | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise UsageError("the embeddings batch size must be positive")
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key_env = api_key_env
+        self.batch_size = batch_size
+        self._client = client or httpx2.Client(timeout=timeout, trust_env=False)
+        self._owns_client = client is None
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in order."""
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            vectors.extend(self._embed_batch(texts[start : start + self.batch_size]))
+        return vectors
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json"}
+        if self.api_key_env:
+            key = os.environ.get(self.api_key_env)
+            if key:
+                headers["authorization"] = f"Bearer {key}"
+        return headers
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        url = f"{self.base_url}/embeddings"
+        try:
+            response = self._client.post(
+                url, json={"model": self.model, "input": texts}, headers=self._headers()
+            )
+        except httpx2.TimeoutException as exc:
+            raise BackendTimeoutError(f"embeddings request to {url} timed out") from exc
+        except httpx2.TransportError as exc:
+            raise BackendConnectionError(f"could not reach the embeddings server {url}") from exc
+        if response.status_code in (401, 403):
+            raise AuthError(
+                f"the embeddings server refused the request ({response.status_code})",
+                status_code=response.status_code,
+                env_var=self.api_key_env,
+                server_message=_server_message(response),
+            )
+        if response.status_code >= 400:
+            message = _server_message(response)
+            raise BackendHTTPError(
+                f"embeddings request failed with HTTP {response.status_code}"
+                + (f": {message}" if message else ""),
+                status_code=response.status_code,
+                server_message=message,
+            )
+        return _parse(response, len(texts))
+
+    def close(self) -> None:
+        """Close the HTTP client if this embedder created it."""
+        if self._owns_client:
+            self._client.close()
+
+    def __enter__(self) -> OpenAIEmbedder:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _server_message(response: httpx2.Response) -> str | None:
+    try:
+        body: Any = response.json()
+    except ValueError:
+        return response.text[:200] or None
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])
+        if isinstance(error, str):
+            return error
+    return None
+
+
+def _parse(response: httpx2.Response, expected: int) -> list[list[float]]:
+    try:
+        body: Any = response.json()
+        items = sorted(body["data"], key=lambda item: int(item.get("index", 0)))
+        vectors = [[float(x) for x in item["embedding"]] for item in items]
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ProtocolError("the embeddings server sent a reply we cannot read") from exc
+    if len(vectors) != expected:
+        raise ProtocolError(
+            f"the embeddings server returned {len(vectors)} vectors for {expected} inputs"
+        )
+    return vectors

@@ -1,0 +1,68 @@
+"""The local knowledge store: SQLite files and vector stores, ingestion, chunking and search.
+
+Synchronous and typed; no HTTP and no terminal output here (the CLI draws progress from the
+``progress`` callback, and an :class:`Embedder` for dense retrieval is handed in by the caller).
+"""
+
+from __future__ import annotations
+
+from forge_cli.knowledge.chunking import ChunkSpec, chunk_text
+from forge_cli.knowledge.embedding import Embedder, reciprocal_rank_fusion
+from forge_cli.knowledge.extract import SUPPORTED_EXTENSIONS, FileRejected, extract_text
+from forge_cli.knowledge.filters import parse_filter
+from forge_cli.knowledge.ingest import DEFAULT_MAX_FILE_BYTES
+from forge_cli.knowledge.migrations import SCHEMA_VERSION
+from forge_cli.knowledge.models import (
+    Attributes,
+    AttributeValue,
+    BatchReport,
+    DocumentHit,
+    FileCounts,
+    FileRecord,
+    FileText,
+    IngestResult,
+    IngestStatus,
+    Page,
+    ProgressCallback,
+    SearchHit,
+    VectorStore,
+    VectorStoreFile,
+)
+from forge_cli.knowledge.paths import DATA_DIR_ENV, default_store_path
+from forge_cli.knowledge.query import build_match_query
+from forge_cli.knowledge.seed import SEED_STORE_NAME, bundled_docs, ensure_seed_store
+from forge_cli.knowledge.store import KnowledgeStore
+
+__all__ = [
+    "DATA_DIR_ENV",
+    "DEFAULT_MAX_FILE_BYTES",
+    "SCHEMA_VERSION",
+    "SEED_STORE_NAME",
+    "SUPPORTED_EXTENSIONS",
+    "AttributeValue",
+    "Attributes",
+    "BatchReport",
+    "ChunkSpec",
+    "DocumentHit",
+    "Embedder",
+    "FileCounts",
+    "FileRecord",
+    "FileRejected",
+    "FileText",
+    "IngestResult",
+    "IngestStatus",
+    "KnowledgeStore",
+    "Page",
+    "ProgressCallback",
+    "SearchHit",
+    "VectorStore",
+    "VectorStoreFile",
+    "build_match_query",
+    "bundled_docs",
+    "chunk_text",
+    "default_store_path",
+    "ensure_seed_store",
+    "extract_text",
+    "parse_filter",
+    "reciprocal_rank_fusion",
+]

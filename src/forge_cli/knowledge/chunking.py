@@ -1,0 +1,185 @@
+"""Split extracted text into retrieval chunks that follow headings and paragraphs.
+
+A chunk is a span of the extracted text (``text[char_start:char_end]``), roughly ``target``
+characters long, never cut inside a word, never across a PDF page, and labelled with the heading
+path it sits under (``Guide > Tools > Web search``) so a search can match section titles too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["ChunkSpec", "chunk_text"]
+
+TARGET_CHARS = 1000
+MAX_CHARS = 1200
+MIN_CHARS = 200
+
+_BLANK_LINES = re.compile(r"\n[ \t]*\n\s*")
+_MD_HEADING = re.compile(r"#{1,6}[ \t]+\S")
+_RST_UNDERLINE = re.compile(r"([=\-~^\"'`#*+])\1{2,}[ \t]*")
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]?\s+")
+_WHITESPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSpec:
+    """A chunk before it is stored: its span of the text, page and heading path."""
+
+    ordinal: int
+    text: str
+    heading: str
+    page: int | None
+    char_start: int
+    char_end: int
+
+
+def chunk_text(
+    text: str,
+    pages: list[tuple[int, int]] | None = None,
+    *,
+    target: int = TARGET_CHARS,
+    max_chars: int = MAX_CHARS,
+    min_chars: int = MIN_CHARS,
+) -> list[ChunkSpec]:
+    """Chunk ``text``; with ``pages`` (start, end offsets) chunks keep their page number."""
+    chunker = _Chunker(text, target=target, max_chars=max_chars, min_chars=min_chars)
+    if pages is None:
+        chunker.run(0, len(text), None)
+    else:
+        for number, (start, end) in enumerate(pages, start=1):
+            chunker.run(start, end, number)
+    return chunker.chunks
+
+
+class _Chunker:
+    def __init__(self, text: str, *, target: int, max_chars: int, min_chars: int) -> None:
+        self.text = text
+        self.target = target
+        self.max_chars = max(max_chars, target)
+        self.min_chars = min(min_chars, target)
+        self.chunks: list[ChunkSpec] = []
+        self.headings: list[tuple[int, str]] = []
+        self.rst_levels: dict[str, int] = {}
+        self._start = -1
+        self._end = -1
+        self._heading = ""
+        self._page: int | None = None
+
+    def run(self, start: int, end: int, page: int | None) -> None:
+        self._page = page
+        for block_start, block_end in self._blocks(start, end):
+            self._add_block(block_start, block_end)
+        self._flush()
+
+    def _blocks(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Paragraph spans (stripped), with fenced code blocks kept whole."""
+        raw: list[tuple[int, int]] = []
+        pos = start
+        for match in _BLANK_LINES.finditer(self.text, start, end):
+            raw.append((pos, match.start()))
+            pos = match.end()
+        raw.append((pos, end))
+        blocks: list[tuple[int, int]] = []
+        open_fence = False
+        for b_start, b_end in raw:
+            while b_start < b_end and self.text[b_start].isspace():
+                b_start += 1
+            while b_end > b_start and self.text[b_end - 1].isspace():
+                b_end -= 1
+            if b_start >= b_end:
+                continue
+            fences = self.text.count("```", b_start, b_end)
+            if open_fence and blocks:
+                blocks[-1] = (blocks[-1][0], b_end)
+            else:
+                blocks.append((b_start, b_end))
+            if fences % 2 == 1:
+                open_fence = not open_fence
+        return blocks
+
+    def _heading_of(self, start: int, end: int) -> tuple[int, str] | None:
+        first_end = self.text.find("\n", start, end)
+        first_end = end if first_end < 0 else first_end
+        first = self.text[start:first_end]
+        if _MD_HEADING.match(first):
+            level = len(first) - len(first.lstrip("#"))
+            return level, first.strip("# \t")
+        if first_end < end:
+            second_end = self.text.find("\n", first_end + 1, end)
+            second = self.text[first_end + 1 : end if second_end < 0 else second_end]
+            title = first.strip()
+            if title and _RST_UNDERLINE.fullmatch(second) and len(second.strip()) >= len(title):
+                level = self.rst_levels.setdefault(second[0], len(self.rst_levels) + 1)
+                return level, title
+        return None
+
+    def _add_block(self, start: int, end: int) -> None:
+        heading = self._heading_of(start, end)
+        if heading is not None:
+            if self._start >= 0 and self._end - self._start >= self.min_chars:
+                self._flush()
+            level, title = heading
+            self.headings = [(lv, t) for lv, t in self.headings if lv < level]
+            self.headings.append((level, title))
+        if self._start >= 0 and end - self._start > self.max_chars:
+            self._flush()
+        if end - start > self.max_chars:
+            self._flush()
+            self._split_long(start, end)
+            return
+        if self._start < 0:
+            self._start = start
+            self._heading = " > ".join(t for _, t in self.headings)
+        self._end = end
+        if self._end - self._start >= self.target:
+            self._flush()
+
+    def _split_long(self, start: int, end: int) -> None:
+        heading = " > ".join(t for _, t in self.headings)
+        pos = start
+        while pos < end:
+            cut = end if end - pos <= self.max_chars else self._cut_point(pos, end)
+            self._emit(pos, cut, heading)
+            pos = cut
+            while pos < end and self.text[pos].isspace():
+                pos += 1
+
+    def _cut_point(self, pos: int, end: int) -> int:
+        low, high = pos + self.min_chars, min(end, pos + self.max_chars)
+        best = -1
+        for match in _SENTENCE_END.finditer(self.text, low, high):
+            cut = match.start() + 1
+            if cut - pos <= self.target or best < 0:
+                best = cut
+        if best > 0:
+            return best
+        for match in _WHITESPACE.finditer(self.text, low, high):
+            best = match.start()
+        if best > 0:
+            return best
+        # One very long "word": cut at the next whitespace after it, or take the rest.
+        following = _WHITESPACE.search(self.text, high, end)
+        return following.start() if following else end
+
+    def _flush(self) -> None:
+        if self._start >= 0:
+            self._emit(self._start, self._end, self._heading)
+        self._start = self._end = -1
+
+    def _emit(self, start: int, end: int, heading: str) -> None:
+        while end > start and self.text[end - 1].isspace():
+            end -= 1
+        if end <= start:
+            return
+        self.chunks.append(
+            ChunkSpec(
+                ordinal=len(self.chunks),
+                text=self.text[start:end],
+                heading=heading,
+                page=self._page,
+                char_start=start,
+                char_end=end,
+            )
+        )

@@ -1,0 +1,233 @@
+"""The ingest pipeline: check a file, extract and chunk its text, then store it in one transaction.
+
+The expensive part (:func:`prepare_file`: hashing, extraction, chunking, embedding) runs before
+the write transaction, so two processes ingesting at once hold the write lock only briefly.
+Oversized files are rejected from their size alone, before any byte is read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from forge_cli.errors import UsageError
+from forge_cli.knowledge.chunking import ChunkSpec, chunk_text
+from forge_cli.knowledge.embedding import Embedder, checked_embed, pack
+from forge_cli.knowledge.extract import (
+    SUPPORTED_EXTENSIONS,
+    ExtractedText,
+    FileRejected,
+    extract_text,
+    file_kind,
+)
+from forge_cli.knowledge.models import Attributes
+
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "PreparedFile",
+    "expand_paths",
+    "insert_prepared",
+    "new_id",
+    "prepare_file",
+    "read_path",
+    "validate_attributes",
+]
+
+DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
+"""Files larger than this (50 MB) are rejected unless the store is configured otherwise."""
+
+_MAX_ATTRIBUTES = 16
+_MAX_ATTRIBUTE_CHARS = 512
+_EMBED_BATCH = 64
+
+
+def new_id(prefix: str) -> str:
+    """A fresh random id such as ``file_3f9a…`` or ``vs_b41c…``."""
+    return f"{prefix}_{secrets.token_hex(12)}"
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedFile:
+    """A checked, extracted and chunked file, ready to be written."""
+
+    filename: str
+    data: bytes
+    sha256: str
+    extracted: ExtractedText
+    chunks: list[ChunkSpec]
+    vectors: list[list[float]] | None
+
+
+def _size_text(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{size} bytes"
+
+
+def _check_size(filename: str, size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise FileRejected(
+            filename, f"too large ({_size_text(size)}; the limit is {_size_text(max_bytes)})"
+        )
+
+
+def read_path(path: Path, max_bytes: int) -> bytes:
+    """Read a file for ingest, rejecting it by type or size before reading any content."""
+    name = path.name
+    try:
+        info = path.stat()
+    except FileNotFoundError as exc:
+        raise FileRejected(str(path), "no such file") from exc
+    except OSError as exc:
+        raise FileRejected(str(path), f"cannot read ({exc.strerror or exc})") from exc
+    if not path.is_file():
+        raise FileRejected(str(path), "not a regular file")
+    if file_kind(name) is None:
+        raise FileRejected(name, f"unsupported file type {path.suffix or '(none)'}")
+    _check_size(name, info.st_size, max_bytes)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise FileRejected(name, f"cannot read ({exc.strerror or exc})") from exc
+    _check_size(name, len(data), max_bytes)  # the file grew while we looked at it
+    return data
+
+
+def prepare_file(
+    filename: str, data: bytes, *, max_bytes: int, embedder: Embedder | None = None
+) -> PreparedFile:
+    """Check, extract, chunk and (optionally) embed a file; raise :class:`FileRejected`."""
+    filename = filename.strip()
+    if not filename:
+        raise UsageError("a file name is required")
+    _check_size(filename, len(data), max_bytes)
+    extracted = extract_text(filename, data)
+    chunks = chunk_text(extracted.text, extracted.pages)
+    if not chunks:
+        raise FileRejected(filename, "no text content (empty or whitespace only)")
+    vectors: list[list[float]] | None = None
+    if embedder is not None:
+        vectors = []
+        for i in range(0, len(chunks), _EMBED_BATCH):
+            batch = chunks[i : i + _EMBED_BATCH]
+            vectors.extend(checked_embed(embedder, [_embed_text(c) for c in batch]))
+    return PreparedFile(
+        filename=filename,
+        data=data,
+        sha256=hashlib.sha256(data).hexdigest(),
+        extracted=extracted,
+        chunks=chunks,
+        vectors=vectors,
+    )
+
+
+def _embed_text(chunk: ChunkSpec) -> str:
+    return f"{chunk.heading}\n\n{chunk.text}" if chunk.heading else chunk.text
+
+
+def validate_attributes(raw: Mapping[str, object] | None) -> Attributes:
+    """Check membership attributes (≤ 16 keys; string, number or boolean values)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise UsageError("attributes must be an object of key: value pairs")
+    if len(raw) > _MAX_ATTRIBUTES:
+        raise UsageError(f"at most {_MAX_ATTRIBUTES} attributes are allowed, got {len(raw)}")
+    result: Attributes = {}
+    for key, value in raw.items():
+        if not isinstance(key, str) or not key or len(key) > 64:
+            raise UsageError(f"attribute key {key!r} must be a string of 1 to 64 characters")
+        if not isinstance(value, str | int | float | bool):
+            raise UsageError(
+                f"attribute {key!r} must be a string, number or boolean, got {type(value).__name__}"
+            )
+        if isinstance(value, str) and len(value) > _MAX_ATTRIBUTE_CHARS:
+            raise UsageError(f"attribute {key!r} is longer than {_MAX_ATTRIBUTE_CHARS} chars")
+        result[key] = value
+    return result
+
+
+def insert_prepared(conn: sqlite3.Connection, prepared: PreparedFile) -> tuple[str, bool]:
+    """Write a prepared file inside the caller's transaction; returns (file_id, is_duplicate)."""
+    row = conn.execute("SELECT id FROM files WHERE sha256 = ?", (prepared.sha256,)).fetchone()
+    if row is not None:
+        return str(row[0]), True
+    file_id = new_id("file")
+    ext = prepared.extracted
+    conn.execute(
+        "INSERT INTO files (id, filename, bytes, sha256, mime_type, created_at, paged) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            file_id,
+            prepared.filename,
+            len(prepared.data),
+            prepared.sha256,
+            ext.mime_type,
+            int(time.time()),
+            int(ext.pages is not None),
+        ),
+    )
+    conn.execute("INSERT INTO file_contents VALUES (?, ?)", (file_id, prepared.data))
+    conn.execute("INSERT INTO file_texts VALUES (?, ?)", (file_id, ext.text))
+    pages = ext.pages if ext.pages is not None else [(0, len(ext.text))]
+    conn.executemany(
+        "INSERT INTO pages VALUES (?, ?, ?, ?)",
+        [(file_id, n, s, e) for n, (s, e) in enumerate(pages, start=1)],
+    )
+    first = _next_chunk_id(conn)
+    conn.executemany(
+        "INSERT INTO chunks (id, file_id, ordinal, heading, text, page, char_start, char_end) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                first + c.ordinal,
+                file_id,
+                c.ordinal,
+                c.heading,
+                c.text,
+                c.page,
+                c.char_start,
+                c.char_end,
+            )
+            for c in prepared.chunks
+        ],
+    )
+    if prepared.vectors is not None:
+        conn.executemany(
+            "INSERT INTO embeddings VALUES (?, ?, ?)",
+            [(first + i, len(v), pack(v)) for i, v in enumerate(prepared.vectors)],
+        )
+    return file_id, False
+
+
+def _next_chunk_id(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0])
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Files to ingest: given files as they are; directories walked for supported files."""
+    result: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_dir():
+            result.append(path)
+            continue
+        for root, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(files):
+                if name.startswith("."):
+                    continue
+                if Path(name).suffix.lower() in SUPPORTED_EXTENSIONS:
+                    result.append(Path(root) / name)
+    return result
+
+
+def attributes_json(attributes: Attributes) -> str:
+    """Attributes as stored in the membership table."""
+    return json.dumps(attributes, ensure_ascii=False, sort_keys=True)

@@ -1,0 +1,131 @@
+"""Schema migrations of the knowledge store, applied in order.
+
+``PRAGMA user_version`` holds the number of migrations applied. Each migration is a list of
+single SQL statements (so they can run inside one explicit transaction); never edit a released
+migration, append a new one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from forge_cli.errors import KnowledgeError
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate"]
+
+_V1_CORE = [
+    """CREATE TABLE files (
+        id TEXT PRIMARY KEY,
+        filename TEXT NOT NULL,
+        bytes INTEGER NOT NULL,
+        sha256 TEXT NOT NULL UNIQUE,
+        mime_type TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        status TEXT NOT NULL DEFAULT 'processed',
+        metadata TEXT NOT NULL DEFAULT '{}',
+        paged INTEGER NOT NULL DEFAULT 0
+    )""",
+    """CREATE TABLE file_contents (
+        file_id TEXT PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+        data BLOB NOT NULL
+    )""",
+    """CREATE TABLE file_texts (
+        file_id TEXT PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+        text TEXT NOT NULL
+    )""",
+    """CREATE TABLE pages (
+        file_id TEXT NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        char_start INTEGER NOT NULL,
+        char_end INTEGER NOT NULL,
+        PRIMARY KEY (file_id, number)
+    )""",
+    """CREATE TABLE vector_stores (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        status TEXT NOT NULL DEFAULT 'completed',
+        created_at INTEGER NOT NULL
+    )""",
+    "CREATE INDEX vector_stores_name ON vector_stores(name)",
+    """CREATE TABLE membership (
+        vector_store_id TEXT NOT NULL REFERENCES vector_stores(id) ON DELETE CASCADE,
+        file_id TEXT NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        attributes TEXT NOT NULL DEFAULT '{}',
+        status TEXT NOT NULL DEFAULT 'completed',
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (vector_store_id, file_id)
+    )""",
+    "CREATE INDEX membership_file ON membership(file_id)",
+    """CREATE TABLE chunks (
+        id INTEGER PRIMARY KEY,
+        file_id TEXT NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        heading TEXT NOT NULL DEFAULT '',
+        text TEXT NOT NULL,
+        page INTEGER,
+        char_start INTEGER NOT NULL,
+        char_end INTEGER NOT NULL,
+        UNIQUE (file_id, ordinal)
+    )""",
+    # External-content FTS5 index over the chunk text and its heading path; triggers keep it in
+    # step with ``chunks`` (foreign-key cascades fire them too).
+    """CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        heading, text, content='chunks', content_rowid='id',
+        tokenize='porter unicode61 remove_diacritics 2'
+    )""",
+    """CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunks_fts(rowid, heading, text) VALUES (new.id, new.heading, new.text);
+    END""",
+    """CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunks_fts(chunks_fts, rowid, heading, text)
+        VALUES ('delete', old.id, old.heading, old.text);
+    END""",
+]
+
+_V2_EMBEDDINGS = [
+    """CREATE TABLE embeddings (
+        chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+        dim INTEGER NOT NULL,
+        vector BLOB NOT NULL
+    )""",
+]
+
+_V3_RANK = [
+    # The FTS5 ``rank`` column then means bm25 with the heading weighted 1.5, which lets
+    # ``ORDER BY rank LIMIT n`` take FTS5's fast path.
+    "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(1.5, 1.0)')",
+]
+
+MIGRATIONS: list[list[str]] = [_V1_CORE, _V2_EMBEDDINGS, _V3_RANK]
+"""Every migration in order; migration ``i`` brings the schema to version ``i + 1``."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
+    """Bring the schema up to ``target``, each step atomically; returns the final version.
+
+    The connection must be in autocommit mode (``isolation_level=None``). ``BEGIN IMMEDIATE``
+    makes two processes opening a fresh store at once apply each migration exactly once.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise KnowledgeError(
+                f"the knowledge store has schema version {version}, newer than this Forge "
+                f"understands ({SCHEMA_VERSION})",
+                hint="upgrade Forge or point it at another data directory",
+            )
+        for index in range(version, target):
+            for statement in MIGRATIONS[index]:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {index + 1}")
+            version = index + 1
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return version

@@ -1,0 +1,255 @@
+"""Chunk search over vector stores: BM25 through FTS5, optionally fused with dense vectors.
+
+Scores are normalised to 0..1 (higher is better) so a ``score_threshold`` means the same for every
+query: BM25 uses ``s / (s + k)``; with an embedder the BM25 and cosine rankings are fused by
+reciprocal rank fusion and divided by the best possible fused score.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from forge_cli.errors import NotFoundError, UsageError
+from forge_cli.knowledge.embedding import Embedder, checked_embed, reciprocal_rank_fusion, unpack
+from forge_cli.knowledge.filters import compile_filter, parse_filter
+from forge_cli.knowledge.models import SearchHit
+from forge_cli.knowledge.query import build_match_query, query_terms
+
+__all__ = [
+    "MAX_RESULTS",
+    "Scope",
+    "check_limits",
+    "make_snippet",
+    "parse_attributes",
+    "resolve_scope",
+    "search_chunks",
+    "snippet_pattern",
+]
+
+MAX_RESULTS = 100
+BM25_HALF_SCORE = 4.0
+"""The BM25 score that normalises to 0.5; typical multi-term matches score 3–15."""
+_FUSION_CANDIDATES = 50
+_OVERFETCH = 4
+_COMMON_FRACTION = 0.10
+_COMMON_MIN_ROWS = 500
+_SNIPPET_CHARS = 240
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Which memberships a search may see: a SQL condition over ``membership m``."""
+
+    vector_store_ids: tuple[str, ...]
+    sql: str
+    params: tuple[object, ...]
+
+
+def resolve_scope(
+    conn: sqlite3.Connection, vector_store_ids: Sequence[str], filters: object | None
+) -> Scope:
+    """Validate store ids (they must exist) and filters, and return the membership condition."""
+    if isinstance(vector_store_ids, str):
+        vector_store_ids = [vector_store_ids]
+    ids = tuple(dict.fromkeys(vector_store_ids))
+    if not ids:
+        raise UsageError("no vector store given to search")
+    marks = ", ".join("?" for _ in ids)
+    found = {
+        row[0] for row in conn.execute(f"SELECT id FROM vector_stores WHERE id IN ({marks})", ids)
+    }
+    for vs_id in ids:
+        if vs_id not in found:
+            raise NotFoundError(f"no vector store with id {vs_id!r}")
+    sql = f"m.vector_store_id IN ({marks})"
+    params: list[object] = list(ids)
+    if filters is not None:
+        filter_sql, filter_params = compile_filter(parse_filter(filters), "m.attributes")
+        sql += f" AND ({filter_sql})"
+        params.extend(filter_params)
+    return Scope(vector_store_ids=ids, sql=sql, params=tuple(params))
+
+
+def check_limits(max_num_results: int, score_threshold: float | None) -> None:
+    """Reject result counts and thresholds outside their ranges."""
+    if isinstance(max_num_results, bool) or not 1 <= max_num_results <= MAX_RESULTS:
+        raise UsageError(f"max_num_results must be between 1 and {MAX_RESULTS}")
+    if score_threshold is not None and not 0.0 <= score_threshold <= 1.0:
+        raise UsageError("score_threshold must be between 0 and 1")
+
+
+def search_chunks(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    query: str,
+    *,
+    max_num_results: int,
+    score_threshold: float | None = None,
+    embedder: Embedder | None = None,
+) -> list[SearchHit]:
+    """The best chunks for ``query`` within ``scope``, best first."""
+    check_limits(max_num_results, score_threshold)
+    pool = max(max_num_results, _FUSION_CANDIDATES) if embedder else max_num_results
+    bm25 = _bm25_ranking(conn, scope, query, pool)
+    dense = _dense_ranking(conn, scope, query, pool, embedder) if embedder else []
+    if dense:
+        fused = reciprocal_rank_fusion([[c for c, _ in bm25], [c for c, _ in dense]])
+        scores = sorted(fused.items(), key=lambda item: -item[1])
+    else:
+        scores = [(chunk_id, s / (s + BM25_HALF_SCORE)) for chunk_id, s in bm25]
+    if score_threshold is not None:
+        scores = [(c, s) for c, s in scores if s >= score_threshold]
+    return _hits(conn, scope, scores[:max_num_results], query)
+
+
+def _bm25_ranking(
+    conn: sqlite3.Connection, scope: Scope, query: str, limit: int
+) -> list[tuple[int, float]]:
+    terms = _selective_terms(conn, query_terms(query))
+    match = build_match_query(" ".join(terms))
+    if match is None:
+        return []
+    # Fast path: FTS5's own rank order over the whole index, then the scope filter. When the
+    # filter drops too many, fall back to filtering inside the ranked query.
+    inner = limit * _OVERFETCH
+    rows = conn.execute(
+        "SELECT r.rowid, -r.rank FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts "
+        "MATCH ? ORDER BY rank LIMIT ?) r JOIN chunks c ON c.id = r.rowid WHERE c.file_id IN "
+        f"(SELECT m.file_id FROM membership m WHERE {scope.sql}) ORDER BY r.rank",
+        (match, inner, *scope.params),
+    ).fetchall()
+    if len(rows) < limit and _match_count(conn, match, inner + 1) > inner:
+        rows = conn.execute(
+            "SELECT c.id, -chunks_fts.rank FROM chunks_fts JOIN chunks c "
+            "ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.file_id IN "
+            f"(SELECT m.file_id FROM membership m WHERE {scope.sql}) ORDER BY chunks_fts.rank "
+            "LIMIT ?",
+            (match, *scope.params, limit),
+        ).fetchall()
+    return [(int(r[0]), max(0.0, float(r[1]))) for r in rows[:limit]]
+
+
+def _match_count(conn: sqlite3.Connection, match: str, cap: int) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+        (match, cap),
+    ).fetchone()
+    return int(row[0])
+
+
+def _selective_terms(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
+    """Drop terms found in most chunks (near-zero IDF) when rarer terms remain.
+
+    Such terms barely change the BM25 order but make FTS5 score most of the index.
+    """
+    if len(terms) < 2:
+        return terms
+    total = int(conn.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0])
+    cap = max(_COMMON_MIN_ROWS, int(total * _COMMON_FRACTION))
+    if total <= cap:
+        return terms
+    counts = {t: _match_count(conn, build_match_query(t) or '""', cap + 1) for t in terms}
+    kept = [t for t in terms if counts[t] <= cap]
+    return kept or [min(terms, key=lambda t: counts[t])]
+
+
+def _dense_ranking(
+    conn: sqlite3.Connection, scope: Scope, query: str, limit: int, embedder: Embedder
+) -> list[tuple[int, float]]:
+    if not query.strip():
+        return []
+    rows = conn.execute(
+        "SELECT e.chunk_id, e.dim, e.vector FROM embeddings e JOIN chunks c ON c.id = e.chunk_id "
+        f"WHERE c.file_id IN (SELECT m.file_id FROM membership m WHERE {scope.sql})",
+        scope.params,
+    ).fetchall()
+    if not rows:
+        return []
+    vector = checked_embed(embedder, [query])[0]
+    dim = len(vector)
+    scored = [
+        (int(chunk_id), sum(a * b for a, b in zip(vector, unpack(blob), strict=True)))
+        for chunk_id, row_dim, blob in rows
+        if row_dim == dim
+    ]
+    scored.sort(key=lambda item: -item[1])
+    return scored[:limit]
+
+
+def _hits(
+    conn: sqlite3.Connection, scope: Scope, scores: list[tuple[int, float]], query: str
+) -> list[SearchHit]:
+    if not scores:
+        return []
+    marks = ", ".join("?" for _ in scores)
+    rows = conn.execute(
+        "SELECT c.id, c.file_id, f.filename, c.page, c.text, c.ordinal, c.char_start, "
+        "c.char_end, c.heading, m.vector_store_id, m.attributes "
+        "FROM chunks c JOIN files f ON f.id = c.file_id "
+        "JOIN membership m ON m.file_id = c.file_id "
+        f"WHERE c.id IN ({marks}) AND {scope.sql} ORDER BY m.vector_store_id",
+        (*(c for c, _ in scores), *scope.params),
+    ).fetchall()
+    by_id: dict[int, tuple[object, ...]] = {}
+    for row in rows:
+        by_id.setdefault(int(row[0]), tuple(row))
+    pattern = snippet_pattern(query)
+    hits: list[SearchHit] = []
+    for chunk_id, score in scores:
+        row = by_id.get(chunk_id)
+        if row is None:
+            continue
+        _, file_id, filename, page, text, ordinal, start, end, heading, vs_id, attrs = row
+        assert isinstance(text, str)
+        hits.append(
+            SearchHit(
+                file_id=str(file_id),
+                filename=str(filename),
+                vector_store_id=str(vs_id),
+                page=page if isinstance(page, int) else None,
+                score=round(min(1.0, max(0.0, score)), 6),
+                text=text,
+                snippet=make_snippet(text, pattern),
+                ordinal=int(str(ordinal)),
+                char_start=int(str(start)),
+                char_end=int(str(end)),
+                heading=str(heading) or None,
+                attributes=parse_attributes(attrs),
+            )
+        )
+    return hits
+
+
+def parse_attributes(raw: object) -> dict[str, str | int | float | bool]:
+    """Membership attributes from their stored JSON (an empty dict when absent)."""
+    value = json.loads(str(raw)) if raw else {}
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def snippet_pattern(query: str) -> re.Pattern[str] | None:
+    """A regex finding the query's words (by stem-ish prefix) in chunk text."""
+    stems = [re.escape(t[: max(4, len(t) - 3)]) for t in query_terms(query)]
+    if not stems:
+        return None
+    return re.compile(r"\b(?:" + "|".join(sorted(stems, key=len, reverse=True)) + ")", re.I)
+
+
+def make_snippet(text: str, pattern: re.Pattern[str] | None, size: int = _SNIPPET_CHARS) -> str:
+    """A short, single-line excerpt of ``text`` around the first match of ``pattern``."""
+    match = pattern.search(text) if pattern is not None else None
+    start = max(0, match.start() - size // 4) if match else 0
+    if start > 0:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < (match.start() if match else start + 20) else start
+    end = min(len(text), start + size)
+    if end < len(text):
+        space = text.rfind(" ", start, end)
+        end = space if space > start else end
+    excerpt = " ".join(text[start:end].split())
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if end < len(text) else ""
+    return f"{prefix}{excerpt}{suffix}"

@@ -1,0 +1,79 @@
+"""Chunking follows headings and paragraphs, never splits words, and keeps exact offsets."""
+
+from __future__ import annotations
+
+import re
+
+from forge_cli.knowledge import chunk_text
+
+
+def _doc() -> str:
+    words = " ".join(f"word{i}" for i in range(400))
+    return (
+        "# Guide\n\nIntro paragraph about the guide.\n\n"
+        "## Install\n\n" + ("Install step sentence here. " * 30) + "\n\n"
+        "### Linux\n\nUse the package manager.\n\n"
+        "## Usage\n\n" + words + "\n\n"
+        "```\ncode line one\n\ncode line two after blank\n```\n"
+    )
+
+
+def test_offsets_are_exact_and_sizes_bounded() -> None:
+    text = _doc()
+    chunks = chunk_text(text)
+    assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+    for chunk in chunks:
+        assert text[chunk.char_start : chunk.char_end] == chunk.text
+        assert 0 < len(chunk.text) <= 1200
+        assert chunk.page is None
+    starts = [c.char_start for c in chunks]
+    assert starts == sorted(starts)
+
+
+def test_never_splits_inside_a_word() -> None:
+    text = _doc()
+    for chunk in chunk_text(text):
+        before = text[chunk.char_start - 1] if chunk.char_start else " "
+        after = text[chunk.char_end] if chunk.char_end < len(text) else " "
+        assert not (before.isalnum() and chunk.text[0].isalnum())
+        assert not (after.isalnum() and chunk.text[-1].isalnum())
+
+
+def test_heading_paths() -> None:
+    chunks = chunk_text(_doc())
+    headings = [c.heading for c in chunks]
+    assert headings[0].startswith("Guide")
+    install = next(c for c in chunks if "Install step" in c.text)
+    # A short intro is merged with the next section rather than left as a tiny chunk.
+    assert install.heading == "Guide"
+    assert "## Install" in install.text
+    assert any(h == "Guide > Usage" for h in headings)
+    linux = next(c for c in chunks if "package manager" in c.text)
+    assert linux.heading in ("Guide > Install > Linux", "Guide > Install")
+
+
+def test_fenced_code_stays_whole() -> None:
+    chunks = chunk_text(_doc())
+    code = [c for c in chunks if "code line one" in c.text]
+    assert len(code) == 1
+    assert "code line two" in code[0].text
+
+
+def test_rst_headings() -> None:
+    text = "Title\n=====\n\n" + "Body text. " * 40 + "\n\nSection\n-------\n\n" + "More. " * 50
+    chunks = chunk_text(text)
+    assert chunks[0].heading == "Title"
+    assert chunks[-1].heading == "Title > Section"
+
+
+def test_pages_are_kept_and_not_crossed() -> None:
+    text = "page one text\n\npage two text"
+    chunks = chunk_text(text, [(0, 13), (15, 28)])
+    assert [(c.text, c.page) for c in chunks] == [("page one text", 1), ("page two text", 2)]
+
+
+def test_one_huge_word_is_not_lost() -> None:
+    text = "x" * 3000 + " tail"
+    chunks = chunk_text(text)
+    assert "".join(c.text for c in chunks).replace(" ", "") == text.replace(" ", "")
+    assert all(re.fullmatch(r"x+|x* ?tail", c.text) for c in chunks)
