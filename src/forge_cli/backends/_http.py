@@ -1,0 +1,377 @@
+"""Shared httpx2 plumbing for our own HTTP backends: client, retry policy, error mapping.
+
+Everything that turns an httpx2 exception or a non-2xx reply into a :mod:`forge_cli.errors` type
+lives here, so there is exactly one place to read (ARCHITECTURE.md convention 9). The retry
+policy copies the openai SDK's (protocol.md §6.2): retry only before the first byte of a reply, on
+connection errors and HTTP 408/409/429/5xx, with capped exponential backoff that honours
+``Retry-After`` / ``retry-after-ms`` and the ``x-should-retry`` override.
+
+Secrets: the API key is held in a :class:`Secret` whose ``repr`` hides it, and every message we
+build passes through :meth:`ErrorContext.clean`, which redacts the key and strips control
+characters, so a server that echoes the key back cannot make us print it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import random
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx2
+
+from forge_cli.errors import (
+    AuthError,
+    BackendConnectionError,
+    BackendError,
+    BackendHTTPError,
+    BackendTimeoutError,
+    ConfigError,
+    ProtocolError,
+)
+
+__all__ = [
+    "ErrorContext",
+    "RetryPolicy",
+    "Secret",
+    "SleepFunction",
+    "build_client",
+    "display_url",
+    "map_transport_error",
+    "parse_retry_after",
+    "read_error_body",
+    "send_with_retries",
+    "server_message",
+    "status_error",
+]
+
+SleepFunction = Callable[[float], Awaitable[None]]
+"""How retries wait; injectable so tests record delays instead of waiting."""
+
+Phase = Literal["connect", "stream"]
+"""Before the reply's headers arrived ("connect") or while reading its body ("stream")."""
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]+")
+_MAX_SERVER_MESSAGE = 300
+_MAX_ERROR_BODY = 64 * 1024
+
+
+class Secret:
+    """A string that never shows itself in ``repr``/``str`` (an API key)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """The secret itself, for the one place that must send it."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """When and how long to wait before retrying a request that got no usable reply.
+
+    Defaults follow the openai SDK: 2 retries, 0.5 s × 2ⁿ capped at 8 s, reduced by up to 25 %
+    jitter; a server's ``Retry-After`` is honoured when it is at most ``max_retry_after`` seconds
+    and disables the retry when it is longer.
+    """
+
+    max_retries: int = 2
+    initial_delay: float = 0.5
+    max_delay: float = 8.0
+    jitter: float = 0.25
+    max_retry_after: float = 120.0
+    retry_statuses: frozenset[int] = field(default=frozenset({408, 409, 429}))
+
+    def __post_init__(self) -> None:
+        if self.max_retries < 0 or self.initial_delay < 0 or self.max_delay < 0:
+            raise ConfigError("retry settings must not be negative")
+        if not 0 <= self.jitter <= 1:
+            raise ConfigError("the retry jitter must be between 0 and 1")
+
+    def retryable_status(self, status_code: int, headers: Mapping[str, str]) -> bool:
+        """Whether a reply with this status may be retried (``x-should-retry`` wins)."""
+        override = headers.get("x-should-retry", "").strip().lower()
+        if override in ("true", "false"):
+            return override == "true"
+        return status_code in self.retry_statuses or status_code >= 500
+
+    def backoff(self, retries_taken: int, rand: float | None = None) -> float:
+        """The exponential delay before retry number ``retries_taken + 1``, with jitter.
+
+        ``rand`` in [0, 1) replaces the random draw (for tests).
+        """
+        base = min(self.initial_delay * 2.0 ** min(retries_taken, 62), self.max_delay)
+        draw = random.random() if rand is None else rand  # jitter, not crypto
+        return base * (1.0 - self.jitter * draw)
+
+    def delay_for(
+        self,
+        retries_taken: int,
+        headers: Mapping[str, str] | None = None,
+        *,
+        now: datetime | None = None,
+        rand: float | None = None,
+    ) -> float | None:
+        """Seconds to wait before the next retry, or ``None`` when we must not retry.
+
+        Returns ``None`` when the retries are used up or the server asked for a wait longer
+        than :attr:`max_retry_after`.
+        """
+        if retries_taken >= self.max_retries:
+            return None
+        requested = parse_retry_after(headers or {}, now=now)
+        if requested is not None:
+            if requested > self.max_retry_after:
+                return None
+            if requested > 0:
+                return requested
+        return self.backoff(retries_taken, rand)
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: datetime | None = None) -> float | None:
+    """The wait a server asked for, in seconds: ``retry-after-ms``, else ``retry-after``.
+
+    ``retry-after`` may be seconds (integer or float) or an HTTP date. Unparseable values give
+    ``None`` (use the normal backoff).
+    """
+    milliseconds = _finite_float(headers.get("retry-after-ms"))
+    if milliseconds is not None:
+        return milliseconds / 1000.0
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    seconds = _finite_float(raw)
+    if seconds is not None:
+        return seconds
+    try:
+        when = parsedate_to_datetime(raw.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return (when - (now or datetime.now(UTC))).total_seconds()
+
+
+def _finite_float(raw: str | None) -> float | None:
+    if raw is None:
+        return None
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def display_url(url: str | httpx2.URL) -> str:
+    """A URL safe to show: no user info, no query string, no fragment."""
+    parts = urlsplit(str(url))
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorContext:
+    """What an error message needs: where we were talking to, and what must never be shown."""
+
+    url: str
+    env_var: str | None = None
+    secrets: tuple[Secret, ...] = ()
+    key_sent: bool = True
+
+    def clean(self, text: str, limit: int = _MAX_SERVER_MESSAGE) -> str:
+        """One line of text: secrets redacted, control characters removed, truncated."""
+        for secret in self.secrets:
+            value = secret.reveal()
+            if value:
+                text = text.replace(value, "***")
+        text = " ".join(_CONTROL.sub(" ", text).split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def build_client(
+    *, connect_timeout: float, read_timeout: float, trust_env: bool = True
+) -> httpx2.AsyncClient:
+    """An AsyncClient with our timeouts: ``read`` is the idle time allowed between bytes."""
+    timeout = httpx2.Timeout(
+        connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
+    )
+    return httpx2.AsyncClient(timeout=timeout, follow_redirects=True, trust_env=trust_env)
+
+
+def _timeout_seconds(exc: httpx2.TimeoutException, kind: str) -> str:
+    try:
+        timeouts = exc.request.extensions.get("timeout", {})
+    except RuntimeError:  # the exception was raised without a request attached
+        timeouts = {}
+    value = timeouts.get(kind) if isinstance(timeouts, dict) else None
+    return f" after {value:g} s" if isinstance(value, int | float) else ""
+
+
+def map_transport_error(exc: httpx2.HTTPError, ctx: ErrorContext, phase: Phase) -> BackendError:
+    """Our error for an httpx2 transport failure, most specific first."""
+    reason = ctx.clean(str(exc) or type(exc).__name__, limit=160)
+    if isinstance(exc, httpx2.ConnectTimeout | httpx2.PoolTimeout):
+        waited = _timeout_seconds(exc, "connect")
+        return BackendTimeoutError(
+            f"timed out{waited} connecting to {ctx.url}",
+            hint="is the server running and reachable? raise the connect timeout if it is slow",
+        )
+    if isinstance(exc, httpx2.TimeoutException):
+        waited = _timeout_seconds(exc, "read")
+        return BackendTimeoutError(
+            f"no data from {ctx.url}{waited} (idle read timeout)",
+            hint="the server may be overloaded; raise the read timeout for slow models",
+        )
+    if phase == "stream" and isinstance(exc, httpx2.TransportError):
+        return ProtocolError(
+            f"the stream ended early: the connection to {ctx.url} was lost ({reason})"
+        )
+    if isinstance(exc, httpx2.ConnectError):
+        return BackendConnectionError(
+            f"could not connect to {ctx.url}: {reason}", hint="is the server running?"
+        )
+    if isinstance(exc, httpx2.RemoteProtocolError | httpx2.ReadError | httpx2.WriteError):
+        return BackendConnectionError(f"{ctx.url} closed the connection without a reply ({reason})")
+    if isinstance(exc, httpx2.TransportError):
+        return BackendConnectionError(f"could not talk to {ctx.url}: {reason}")
+    return BackendError(f"request to {ctx.url} failed: {reason}")
+
+
+def server_message(body: bytes, ctx: ErrorContext) -> str | None:
+    """The server's explanation: ``{"error": {"message": ...}}`` (and variants) or plain text."""
+    text = body.decode("utf-8", errors="replace").strip()
+    if not text:
+        return None
+    try:
+        data: Any = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        found = _message_in(data)
+        if found:
+            return ctx.clean(found)
+        return ctx.clean(text)
+    if text.lstrip().startswith("<"):
+        return None  # an HTML error page says nothing useful on one line
+    return ctx.clean(text)
+
+
+def _message_in(data: dict[str, Any]) -> str | None:
+    error = data.get("error")
+    if isinstance(error, dict):
+        message = error.get("message")
+        if isinstance(message, str) and message.strip():
+            return message
+    if isinstance(error, str) and error.strip():
+        return error
+    for key in ("message", "detail"):
+        value = data.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def status_error(status_code: int, body: bytes, ctx: ErrorContext) -> BackendHTTPError:
+    """Our error for a non-2xx reply; 401/403 become :class:`AuthError` naming the env var."""
+    message = server_message(body, ctx)
+    suffix = f": {message}" if message else ""
+    if status_code in (401, 403):
+        refused = "refused the credentials" if status_code == 401 else "denied access"
+        missing = ""
+        if not ctx.key_sent:
+            missing = f" (no API key was sent: {ctx.env_var} is not set)" if ctx.env_var else ""
+        return AuthError(
+            f"{ctx.url} {refused} (HTTP {status_code}){missing}{suffix}",
+            status_code=status_code,
+            env_var=ctx.env_var,
+            server_message=message,
+        )
+    return BackendHTTPError(
+        f"{ctx.url} returned HTTP {status_code}{suffix}",
+        status_code=status_code,
+        server_message=message,
+    )
+
+
+async def read_error_body(response: httpx2.Response) -> bytes:
+    """Up to 64 KiB of an error reply's body; transport failures give what was read so far."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size >= _MAX_ERROR_BODY:
+                break
+    except httpx2.HTTPError:
+        pass
+    return b"".join(chunks)[:_MAX_ERROR_BODY]
+
+
+def _retryable_transport(exc: httpx2.HTTPError) -> bool:
+    """Connection-phase failures worth retrying: refused/reset, connect timeout, early close.
+
+    A read timeout while waiting for the reply's headers is not retried: the server may be busy
+    with the request, and waiting the whole idle timeout again rarely helps.
+    """
+    if isinstance(exc, httpx2.ConnectTimeout | httpx2.PoolTimeout):
+        return True
+    if isinstance(exc, httpx2.TimeoutException):
+        return False
+    return isinstance(exc, httpx2.ConnectError | httpx2.RemoteProtocolError | httpx2.ReadError)
+
+
+async def send_with_retries(
+    client: httpx2.AsyncClient,
+    request: httpx2.Request,
+    *,
+    policy: RetryPolicy,
+    ctx: ErrorContext,
+    sleep: SleepFunction = asyncio.sleep,
+) -> httpx2.Response:
+    """Send ``request`` and return the streaming 2xx reply (the caller must close it).
+
+    Retries only before the reply's first byte, per ``policy``; once a 2xx reply is returned
+    nothing is ever replayed. Every failure is raised as a :mod:`forge_cli.errors` type.
+    """
+    retries_taken = 0
+    while True:
+        try:
+            response = await client.send(request, stream=True)
+        except httpx2.HTTPError as exc:
+            delay = policy.delay_for(retries_taken) if _retryable_transport(exc) else None
+            if delay is None:
+                raise map_transport_error(exc, ctx, "connect") from exc
+        else:
+            if response.is_success:
+                return response
+            try:
+                body = await read_error_body(response)
+            finally:
+                await response.aclose()
+            headers = response.headers
+            delay = None
+            if policy.retryable_status(response.status_code, headers):
+                delay = policy.delay_for(retries_taken, headers)
+            if delay is None:
+                raise status_error(response.status_code, body, ctx)
+        await sleep(delay)
+        retries_taken += 1

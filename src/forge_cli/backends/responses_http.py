@@ -1,0 +1,290 @@
+"""A backend for Responses API servers (Knowledge Forge, OpenAI, vLLM, Ollama ≥ 0.13) over httpx2.
+
+``stream`` POSTs the request to ``{base_url}/responses`` with ``stream: true`` and yields the SSE
+events as :class:`StreamEvent` values. It retries only before the reply's first byte (see
+:class:`~forge_cli.backends._http.RetryPolicy`); once events flow, a failure is raised from the
+iterator as a typed error and the events already yielded stay with the caller. Closing the
+generator (or cancelling the task iterating it) closes the HTTP connection at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from contextlib import aclosing
+from typing import Any
+from urllib.parse import quote
+
+import httpx2
+
+from forge_cli.backends._http import (
+    ErrorContext,
+    RetryPolicy,
+    Secret,
+    SleepFunction,
+    build_client,
+    display_url,
+    map_transport_error,
+    send_with_retries,
+)
+from forge_cli.errors import ConfigError, ProtocolError
+from forge_cli.protocol.events import TERMINAL_EVENTS, StreamEvent
+from forge_cli.protocol.parse import parse_response
+from forge_cli.protocol.request import Request
+from forge_cli.protocol.response import Response
+from forge_cli.stream.sse import SSEDecoder
+
+__all__ = ["ResponsesBackend"]
+
+_MAX_JSON_BODY = 32 * 1024 * 1024
+
+
+class ResponsesBackend:
+    """Talks to a Responses API server. ``base_url`` includes ``/v1`` (a trailing ``/`` is fine).
+
+    The API key comes from ``api_key`` or else the environment variable ``api_key_env`` (when it
+    is set; local servers need none) and is sent as a bearer token. ``store`` overrides the
+    request's ``store`` field (pass ``False`` for vLLM, which rejects the default). A ``client``
+    passed in is used as is (its timeouts apply) and is not closed by :meth:`aclose`.
+    """
+
+    name = "responses"
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key_env: str | None = "OPENAI_API_KEY",
+        api_key: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 120.0,
+        retry: RetryPolicy | None = None,
+        store: bool | None = None,
+        client: httpx2.AsyncClient | None = None,
+        sleep: SleepFunction = asyncio.sleep,
+    ) -> None:
+        self.base_url = _normalise_base_url(base_url)
+        self.api_key_env = api_key_env
+        key = api_key if api_key is not None else _env_key(api_key_env)
+        self._api_key = Secret(key) if key else None
+        self._headers = dict(headers or {})
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self.retry = retry or RetryPolicy()
+        self.store = store
+        self._sleep = sleep
+        self._owns_client = client is None
+        self._client = client or build_client(
+            connect_timeout=connect_timeout, read_timeout=read_timeout
+        )
+
+    def __repr__(self) -> str:
+        key = "set" if self._api_key else "none"
+        return f"ResponsesBackend(base_url={self.base_url!r}, api_key={key}, store={self.store!r})"
+
+    @property
+    def has_api_key(self) -> bool:
+        """Whether a key will be sent (for ``forge doctor``; never the key itself)."""
+        return self._api_key is not None
+
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        """Send ``request`` and yield its events as they arrive."""
+        body = request.to_wire()
+        body["stream"] = True
+        if self.store is not None:
+            body["store"] = self.store
+        url = f"{self.base_url}/responses"
+        ctx = self._context(url)
+        http_request = self._client.build_request(
+            "POST", url, json=body, headers=self._request_headers("text/event-stream")
+        )
+        response = await send_with_retries(
+            self._client, http_request, policy=self.retry, ctx=ctx, sleep=self._sleep
+        )
+        release = _close_when_task_ends(response)
+        try:
+            _reject_html(response, ctx)
+            if _is_json(response):
+                yield await self._json_reply_event(response, ctx)
+                return
+            async with aclosing(_sse_events(response, ctx)) as events:
+                async for event in events:
+                    yield event
+        finally:
+            release()
+            await response.aclose()
+
+    async def retrieve(self, response_id: str) -> Response:
+        """``GET /responses/{id}``: a stored response (servers with a store only)."""
+        data = await self._get_json(f"/responses/{quote(response_id, safe='')}")
+        if not isinstance(data, dict):
+            raise ProtocolError(f"{display_url(self.base_url)}/responses did not return an object")
+        return parse_response(data)
+
+    async def list_models(self) -> list[str]:
+        """``GET /models``: the ids of the models the server offers, in its order."""
+        data = await self._get_json("/models")
+        entries = data.get("data") if isinstance(data, dict) else data
+        if not isinstance(entries, list):
+            raise ProtocolError(f"{display_url(self.base_url)}/models did not return a model list")
+        ids = [entry.get("id") for entry in entries if isinstance(entry, dict)]
+        return [model_id for model_id in ids if isinstance(model_id, str)]
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if we created it."""
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> ResponsesBackend:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def _context(self, url: str) -> ErrorContext:
+        secrets = (self._api_key,) if self._api_key else ()
+        return ErrorContext(
+            url=display_url(url),
+            env_var=self.api_key_env,
+            secrets=secrets,
+            key_sent=self._api_key is not None,
+        )
+
+    def _request_headers(self, accept: str) -> dict[str, str]:
+        headers = {"Accept": accept, **self._headers}
+        if self._api_key is not None:
+            headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
+        return headers
+
+    async def _get_json(self, path: str) -> Any:
+        url = f"{self.base_url}{path}"
+        ctx = self._context(url)
+        request = self._client.build_request(
+            "GET", url, headers=self._request_headers("application/json")
+        )
+        response = await send_with_retries(
+            self._client, request, policy=self.retry, ctx=ctx, sleep=self._sleep
+        )
+        try:
+            return await _read_json(response, ctx)
+        finally:
+            await response.aclose()
+
+    async def _json_reply_event(self, response: httpx2.Response, ctx: ErrorContext) -> StreamEvent:
+        """A server that ignored ``stream: true`` sent the whole Response: one terminal event."""
+        data = await _read_json(response, ctx)
+        if isinstance(data, dict) and (data.get("object") == "response" or "output" in data):
+            return StreamEvent("response.completed", {"response": data})
+        raise ProtocolError(f"{ctx.url} sent JSON that is not a Response instead of a stream")
+
+
+def _normalise_base_url(base_url: str) -> str:
+    url = base_url.strip().rstrip("/")
+    if not url.startswith(("http://", "https://")):
+        raise ConfigError(
+            f"the base URL {display_url(url)!r} is not an http(s) URL",
+            hint="use a URL like http://localhost:8000/v1",
+        )
+    return url
+
+
+def _env_key(env_var: str | None) -> str | None:
+    if not env_var:
+        return None
+    return os.environ.get(env_var) or None
+
+
+_closing: set[asyncio.Task[None]] = set()
+"""Close tasks in flight (the event loop keeps only weak references to tasks)."""
+
+
+def _close_when_task_ends(response: httpx2.Response) -> Callable[[], None]:
+    """Close ``response`` when the task iterating the stream ends, even if the generator is not.
+
+    A consumer cancelled while it awaits something else between events leaves our generator
+    suspended at ``yield``; Python finalizes it only when it is garbage-collected, which a
+    traceback holding the frame can delay indefinitely. Tying the socket to the consuming task
+    releases it promptly. Returns the function that undoes the tie (on normal close).
+    """
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # not running under asyncio (e.g. trio): rely on aclose()
+        task = None
+    if task is None:
+        return lambda: None
+
+    def on_done(_: asyncio.Task[Any]) -> None:
+        if not response.is_closed:
+            closer = asyncio.ensure_future(response.aclose())
+            _closing.add(closer)
+            closer.add_done_callback(_closing.discard)
+
+    task.add_done_callback(on_done)
+
+    def release() -> None:
+        task.remove_done_callback(on_done)
+
+    return release
+
+
+def _reject_html(response: httpx2.Response, ctx: ErrorContext) -> None:
+    """A web page instead of an event stream almost always means a wrong base URL."""
+    if response.headers.get("content-type", "").lower().startswith("text/html"):
+        raise ProtocolError(
+            f"{ctx.url} answered with a web page, not an event stream",
+            hint="check the base URL; it usually ends in /v1",
+        )
+
+
+def _is_json(response: httpx2.Response) -> bool:
+    content_type = response.headers.get("content-type", "").lower()
+    return content_type.startswith("application/json")
+
+
+async def _sse_events(
+    response: httpx2.Response, ctx: ErrorContext
+) -> AsyncGenerator[StreamEvent, None]:
+    """The body decoded as SSE events (the same decoder as :func:`aiter_sse_events`).
+
+    A transport failure becomes our error, unless the server had already sent a terminal event:
+    a connection dropped after ``response.completed`` lost nothing.
+    """
+    decoder = SSEDecoder()
+    finished = False
+    chunks = response.aiter_bytes()
+    while True:
+        try:
+            chunk = await anext(chunks)
+        except StopAsyncIteration:
+            break
+        except httpx2.HTTPError as exc:
+            if finished:
+                return
+            raise map_transport_error(exc, ctx, "stream") from exc
+        for event in decoder.feed(chunk):
+            finished = finished or event.type in TERMINAL_EVENTS
+            yield event
+        if decoder.done:
+            return
+    for event in decoder.flush():
+        yield event
+
+
+async def _read_json(response: httpx2.Response, ctx: ErrorContext) -> Any:
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > _MAX_JSON_BODY:
+                raise ProtocolError(f"the reply from {ctx.url} is larger than 32 MiB")
+    except httpx2.HTTPError as exc:
+        raise map_transport_error(exc, ctx, "stream") from exc
+    try:
+        return json.loads(b"".join(chunks))
+    except ValueError as exc:
+        raise ProtocolError(f"{ctx.url} did not return valid JSON") from exc
