@@ -1,0 +1,65 @@
+"""The local backend: the built-in engine, called in-process.
+
+It iterates the engine's event stream directly -- the very events ``forge serve`` writes as SSE --
+so local and remote answers share the client's whole path from events to snapshots to screen.
+(httpx2's ``ASGITransport`` buffers whole bodies, so routing through the ASGI app in-process could
+not deliver a live stream.)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from forge_cli.engine import Engine, EngineConfig
+from forge_cli.knowledge import KnowledgeStore, default_store_path
+from forge_cli.protocol.events import StreamEvent
+from forge_cli.protocol.request import Request
+
+__all__ = ["LocalBackend"]
+
+
+class LocalBackend:
+    """A :class:`~forge_cli.backends.base.Backend` answering from the local knowledge store.
+
+    Give it a store path (``None``: the default data directory) or an open
+    :class:`KnowledgeStore`; a store it opened itself is closed by :meth:`aclose`.
+    Validation errors (unknown vector store, bad filter) are raised as ``NotFoundError`` /
+    ``UsageError`` on the first iteration, before any event.
+    """
+
+    name = "local"
+
+    def __init__(
+        self,
+        store: KnowledgeStore | str | os.PathLike[str] | None = None,
+        config: EngineConfig | None = None,
+        *,
+        engine: Engine | None = None,
+    ) -> None:
+        self._owns_store = False
+        if engine is not None:
+            self.engine = engine
+            return
+        if not isinstance(store, KnowledgeStore):
+            path = Path(store) if store is not None else default_store_path()
+            store = KnowledgeStore(path)
+            self._owns_store = True
+        self.engine = Engine(store, config)
+
+    @property
+    def store(self) -> KnowledgeStore:
+        """The knowledge store the engine answers from."""
+        return self.engine.store
+
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        """The engine's events for ``request``, as they are produced."""
+        async for event in self.engine.stream(request):
+            yield event
+
+    async def aclose(self) -> None:
+        """Close the store if this backend opened it."""
+        if self._owns_store:
+            self._owns_store = False
+            self.engine.store.close()

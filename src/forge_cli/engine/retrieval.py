@@ -1,0 +1,267 @@
+"""The retrieval answerer: an answer composed from the best passages, with no language model.
+
+It runs the enabled hosted tools (file_search over the request's stores, web_search when
+enabled), picks the *sentences* of the best passages that share words with the question, and
+writes them as quotes grouped by document, each quote cited. Its model name
+(``forge-retrieval``) and first line say plainly that it is retrieval-only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from forge_cli.engine.answerer import AnswerContext
+from forge_cli.engine.config import RETRIEVAL_MODEL
+from forge_cli.engine.emitter import MessageWriter
+from forge_cli.engine.hosted import Outcome, run_file_search, run_list_documents, run_web_search
+from forge_cli.engine.passages import Passage
+from forge_cli.knowledge.query import query_terms
+from forge_cli.protocol.events import StreamEvent
+
+__all__ = ["FIRST_LINE", "RetrievalAnswerer", "pick_sentences"]
+
+FIRST_LINE = (
+    "Retrieval-only answer (no language model is configured): "
+    "the passages of your documents that best match the question."
+)
+_MAX_DOCUMENTS = 4
+_MAX_QUOTES = 8
+_MAX_PER_PASSAGE = 4
+_MAX_QUOTE_CHARS = 420
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*_])")
+_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
+
+
+@dataclass(frozen=True, slots=True)
+class _Quote:
+    passage: Passage
+    text: str
+    score: float
+
+
+def _units(text: str) -> list[tuple[str, bool]]:
+    """Sentences of prose and single lines of code, in order, without Markdown markers.
+
+    Each unit comes with ``True`` when it is a heading (headings steer the choice but are not
+    quoted on their own).
+    """
+    units: list[tuple[str, bool]] = []
+    in_code = False
+    paragraph: list[str] = []
+
+    def flush(heading: bool = False) -> None:
+        if paragraph:
+            joined = " ".join(paragraph)
+            parts = [joined] if heading else _SENTENCE_END.split(joined)
+            units.extend((s.strip(), heading) for s in parts if s.strip())
+            paragraph.clear()
+
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("```"):
+            flush()
+            in_code = not in_code
+            continue
+        if in_code:
+            if line:
+                units.append((f"`{line}`", False))
+            continue
+        if line.startswith("|"):
+            flush()  # a table row is a unit of its own; separator rows are dropped
+            if not set(line) <= set("-=|: "):
+                units.append((line, False))
+            continue
+        if not line or _MARKUP.match(raw):
+            flush()
+        cleaned = _MARKUP.sub("", raw).strip()
+        if cleaned and not set(cleaned) <= set("-=|: "):
+            paragraph.append(cleaned)
+            if line.startswith("#"):
+                flush(heading=True)
+    flush()
+    return units
+
+
+def _stems(query: str) -> list[str]:
+    return [t[: max(4, len(t) - 3)] for t in query_terms(query)]
+
+
+def _score(unit: str, stems: list[str]) -> float:
+    lowered = unit.lower()
+    words = set(re.findall(r"\w+", lowered))
+    matched = sum(1 for stem in stems if any(w.startswith(stem) for w in words))
+    return matched / max(1, len(stems)) if matched else 0.0
+
+
+def pick_sentences(passage: Passage, query: str, limit: int = _MAX_PER_PASSAGE) -> list[str]:
+    """The sentences of ``passage`` that answer ``query`` best, in document order."""
+    return [text for text, _ in _scored_sentences(passage, query, limit)]
+
+
+def _scored_sentences(passage: Passage, query: str, limit: int) -> list[tuple[str, float]]:
+    """Chosen sentences with their scores (0 for a fallback), in document order.
+
+    A sentence scores by the share of query words (by stem) it contains; a sentence right after
+    a chosen one is kept too when it continues it (e.g. the command after "run this:").
+    """
+    units = _units(passage.text)
+    stems = _stems(query)
+    scored: list[tuple[int, float]] = []
+    heading_bonus = 0.0
+    for i, (unit, heading) in enumerate(units):
+        score = _score(unit, stems)
+        if heading:
+            heading_bonus = 0.25 * score  # sentences under a matching heading rank higher
+            continue
+        scored.append((i, score + heading_bonus if score or heading_bonus else 0.0))
+    best = sorted((s for s in scored if s[1] > 0), key=lambda s: (-s[1], s[0]))[:limit]
+    chosen = {i for i, _ in best}
+    scores = dict(scored)
+    for i, score in best:
+        if units[i][0].endswith(":") and i + 1 < len(units) and not units[i + 1][1]:
+            chosen.add(i + 1)
+            scores[i + 1] = max(scores.get(i + 1, 0.0), score)
+    if not chosen and scored:
+        chosen = {scored[0][0]}
+    picked = [(units[i][0], scores.get(i, 0.0)) for i in sorted(chosen)]
+    return [(_clip(text), score) for text, score in picked]
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MAX_QUOTE_CHARS else text[: _MAX_QUOTE_CHARS - 1] + "…"
+
+
+def _quotes(passages: list[Passage], query: str) -> list[_Quote]:
+    """Sentences worth quoting: each at least half as relevant as the best one found."""
+    candidates: list[_Quote] = []
+    seen: set[str] = set()
+    for passage in passages:
+        for sentence, score in _scored_sentences(passage, query, _MAX_PER_PASSAGE):
+            key = " ".join(sentence.lower().split())
+            if key not in seen:
+                seen.add(key)
+                candidates.append(_Quote(passage, sentence, score))
+    if not candidates:
+        return []
+    best = max(q.score for q in candidates)
+    kept = [q for q in candidates if q.score >= best / 2]
+    return kept or candidates[:1]
+
+
+def _group(quotes: list[_Quote]) -> list[tuple[str, list[_Quote]]]:
+    """Quotes grouped by document (best document first), capped in size."""
+    groups: dict[str, list[_Quote]] = {}
+    for quote in quotes:
+        key = quote.passage.file_id or quote.passage.url or quote.passage.filename
+        if key not in groups and len(groups) >= _MAX_DOCUMENTS:
+            continue
+        groups.setdefault(key, []).append(quote)
+    result: list[tuple[str, list[_Quote]]] = []
+    budget = _MAX_QUOTES
+    for group in groups.values():
+        if budget <= 0:
+            break
+        kept = group[: max(1, min(len(group), budget))]
+        budget -= len(kept)
+        result.append((kept[0].passage.filename, kept))
+    return result
+
+
+class RetrievalAnswerer:
+    """Answers with quoted, cited passages; no model involved."""
+
+    @property
+    def model(self) -> str:
+        """``forge-retrieval``."""
+        return RETRIEVAL_MODEL
+
+    async def answer(self, ctx: AnswerContext) -> AsyncIterator[StreamEvent]:
+        """Run the enabled search tools, then write the quotes."""
+        toolset = ctx.tools.toolset
+        found: list[Passage] = []
+        notes: list[str] = []
+        if toolset.file_search is not None and ctx.query.strip():
+            outcome = Outcome()
+            async for event in run_file_search(ctx.tools, ctx.query, outcome):
+                yield event
+            found.extend(outcome.passages)
+            if outcome.error:
+                notes.append(f"File search failed: {outcome.error}.")
+        if (
+            toolset.list_documents is not None
+            and not toolset.implicit
+            and toolset.file_search is None
+        ):
+            outcome = Outcome()
+            async for event in run_list_documents(ctx.tools, ctx.query or None, outcome):
+                yield event
+            notes.append(
+                "Documents:\n" + outcome.text
+                if not outcome.error
+                else f"Listing failed: {outcome.error}."
+            )
+        if toolset.web_search and ctx.query.strip():
+            outcome = Outcome()
+            async for event in run_web_search(ctx.tools, ctx.query, outcome):
+                yield event
+            found.extend(outcome.passages)
+            if outcome.error:
+                notes.append(f"Web search failed: {outcome.error}.")
+        async for event in self._write(ctx, found, notes):
+            yield event
+
+    async def _write(
+        self, ctx: AnswerContext, found: list[Passage], notes: list[str]
+    ) -> AsyncIterator[StreamEvent]:
+        writer = MessageWriter(ctx.tools.emitter)
+        for event in writer.start():
+            yield event
+        groups = _group(_quotes(found, ctx.query))
+        lines = [FIRST_LINE]
+        if not groups:
+            lines = [self._nothing_found(ctx)]
+        for event in self._lines(writer, lines):
+            yield event
+        for filename, quotes in groups:
+            pages = sorted({q.passage.page for q in quotes if q.passage.page is not None})
+            where = f" (p. {', '.join(map(str, pages))})" if pages else ""
+            source = "the web: " if quotes[0].passage.url else ""
+            for event in self._lines(writer, ["", f"From {source}**{filename}**{where}:"]):
+                yield event
+            for quote in quotes:
+                delta = writer.write(f"\n> {quote.text}")
+                if delta is not None:
+                    yield delta
+                yield writer.annotate(quote.passage.annotation(writer.position, quote.text))
+        for event in self._lines(writer, ["", *notes] if notes else []):
+            yield event
+        ctx.usage["output_tokens"] += max(1, len(writer.text) // 4)
+        ctx.transcript.append({"role": "assistant", "content": writer.text})
+        for event in writer.finish():
+            yield event
+
+    @staticmethod
+    def _lines(writer: MessageWriter, lines: list[str]) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        for number, line in enumerate(lines):
+            prefix = "\n" if writer.position or number else ""
+            delta = writer.write(prefix + line)
+            if delta is not None:
+                events.append(delta)
+        return events
+
+    @staticmethod
+    def _nothing_found(ctx: AnswerContext) -> str:
+        toolset = ctx.tools.toolset
+        if toolset.file_search is None and not toolset.web_search:
+            return (
+                "Retrieval-only answer (no language model is configured): there is nothing to "
+                "search -- enable file_search with a vector store, or create one with "
+                "`forge vs create NAME PATH...`."
+            )
+        return (
+            "Retrieval-only answer (no language model is configured): nothing in the searched "
+            f"sources matches {ctx.query!r}."
+        )

@@ -1,0 +1,132 @@
+"""Running ``forge serve``: uvicorn in the foreground, or in a background thread (tests, embedding).
+
+Binding anything but a loopback address requires a bearer token: the API reads and writes the
+user's documents.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import threading
+from pathlib import Path
+from types import TracebackType
+
+import uvicorn
+from starlette.types import ASGIApp
+
+from forge_cli.engine.app import create_app
+from forge_cli.engine.config import EngineConfig
+from forge_cli.engine.engine import Engine
+from forge_cli.errors import UsageError
+from forge_cli.knowledge import KnowledgeStore, default_store_path
+
+__all__ = ["BackgroundServer", "check_bind", "is_loopback", "run_server"]
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback IP addresses."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse a non-loopback bind without a token (``UsageError``, exit 2)."""
+    if not is_loopback(host) and not token:
+        raise UsageError(
+            f"refusing to serve on {host} without a token",
+            hint="pass --token T (clients send 'Authorization: Bearer T'), or bind 127.0.0.1",
+        )
+
+
+def _uvicorn_config(app: ASGIApp, host: str, port: int) -> uvicorn.Config:
+    return uvicorn.Config(
+        app, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
+    )
+
+
+def run_server(
+    host: str = "127.0.0.1",
+    port: int = 9999,
+    token: str | None = None,
+    store_path: str | os.PathLike[str] | None = None,
+    config: EngineConfig | None = None,
+) -> None:
+    """Serve the local engine until interrupted (blocks; Ctrl+C stops it cleanly)."""
+    check_bind(host, token)
+    path = Path(store_path) if store_path is not None else default_store_path()
+    with KnowledgeStore(path) as store:
+        engine = Engine(store, config or EngineConfig.from_env())
+        engine.ensure_seeded()
+        uvicorn.Server(_uvicorn_config(create_app(engine, token=token), host, port)).run()
+
+
+class BackgroundServer:
+    """An ASGI app (by default ``forge serve`` of ``engine``) in a daemon thread, as a context
+    manager.
+
+    The listening socket is bound before the thread starts, so clients may connect at once (the
+    kernel queues connections until uvicorn accepts them) -- nothing needs to wait for start-up.
+    """
+
+    def __init__(
+        self,
+        engine: Engine | None = None,
+        *,
+        app: ASGIApp | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        token: str | None = None,
+    ) -> None:
+        check_bind(host, token)
+        if app is None:
+            if engine is None:
+                raise UsageError("BackgroundServer needs an engine or an app")
+            app = create_app(engine, token=token)
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind((host, port))
+        self._socket.listen(128)
+        self.host, self.port = self._socket.getsockname()[:2]
+        self._server = uvicorn.Server(_uvicorn_config(app, self.host, self.port))
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>``."""
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1``."""
+        return f"{self.url}/v1"
+
+    def start(self) -> BackgroundServer:
+        """Start serving."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Ask uvicorn to exit and wait for its thread."""
+        self._server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(timeout=30)
+        self._socket.close()
+
+    def __enter__(self) -> BackgroundServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,48 @@
+"""Helpers for engine tests: collect events, check the stream's structure."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from forge_cli.protocol import Request, StreamEvent
+
+
+async def collect(events: AsyncIterator[StreamEvent]) -> list[StreamEvent]:
+    """Every event of a stream."""
+    return [event async for event in events]
+
+
+def file_search_request(vector_store_id: str, question: str, **tool: Any) -> Request:
+    """A request with one file_search tool over ``vector_store_id``."""
+    spec = {"type": "file_search", "vector_store_ids": [vector_store_id], **tool}
+    return Request.model_validate({"model": "any", "input": question, "tools": [spec]})
+
+
+def check_structure(events: list[StreamEvent]) -> None:
+    """What the strict openai ``responses.stream()`` accumulator demands, and more.
+
+    First event ``response.created``; sequence numbers 0, 1, 2, ...; every item added once and
+    finished once with the same id and type; deltas only for items that were added.
+    """
+    assert events[0].type == "response.created"
+    assert [e.data["sequence_number"] for e in events] == list(range(len(events)))
+    assert all(e.data["type"] == e.type for e in events)
+    added: dict[int, dict[str, Any]] = {}
+    done: set[int] = set()
+    for event in events:
+        if event.type == "response.output_item.added":
+            index = event.data["output_index"]
+            assert index not in added
+            assert index == len(added)
+            added[index] = event.data["item"]
+        elif event.type == "response.output_item.done":
+            index = event.data["output_index"]
+            assert added[index]["id"] == event.data["item"]["id"]
+            assert added[index]["type"] == event.data["item"]["type"]
+            done.add(index)
+        elif "output_index" in event.data:
+            assert event.data["output_index"] in added
+            assert event.data["output_index"] not in done
+    assert done == set(added)
+    assert events[-1].type in ("response.completed", "response.failed")
