@@ -42,6 +42,7 @@ from forge_cli.stream.sse import INVALID_EVENT
 __all__ = ["SnapshotBuilder"]
 
 Handler = Callable[["SnapshotBuilder", dict[str, Any]], bool]
+_TextTarget = tuple[int, Message, int, OutputText]
 
 _TERMINAL_STATUS = {
     "response.completed": "completed",
@@ -288,30 +289,31 @@ class SnapshotBuilder:
         self._replace(position, item.model_copy(update={"content": content}))
         return True
 
-    def _text_delta(self, data: dict[str, Any]) -> bool:
-        located = self._message_at(data, "output_text.delta")
+    def _text_part(self, data: dict[str, Any], kind: str) -> _TextTarget | None:
+        """The message, content index and output_text part an event addresses."""
+        located = self._message_at(data, kind)
         if located is None:
-            return False
+            return None
         position, message = located
         index = _int(data.get("content_index"), 0)
         part = message.content[index] if index < len(message.content) else None
-        if not isinstance(part, OutputText):
-            part = OutputText(text="")
-        text_part = part
-        buffer = self._buffer((position, "content", index), lambda: text_part.text)
+        return position, message, index, part if isinstance(part, OutputText) else OutputText()
+
+    def _text_delta(self, data: dict[str, Any]) -> bool:
+        target = self._text_part(data, "output_text.delta")
+        if target is None:
+            return False
+        position, message, index, part = target
+        buffer = self._buffer((position, "content", index), lambda: part.text)
         buffer.append(str(data.get("delta") or ""))
         self._replace(position, set_part(message, index, part.with_view(buffer.view())))
         return True
 
     def _text_done(self, data: dict[str, Any]) -> bool:
-        located = self._message_at(data, "output_text.done")
-        if located is None:
+        target = self._text_part(data, "output_text.done")
+        if target is None:
             return False
-        position, message = located
-        index = _int(data.get("content_index"), 0)
-        part = message.content[index] if index < len(message.content) else None
-        if not isinstance(part, OutputText):
-            part = OutputText(text="")
+        position, message, index, part = target
         text = data.get("text")
         final = part.with_text(text if isinstance(text, str) else part.text)
         self._buffers.pop((position, "content", index), None)
@@ -323,14 +325,10 @@ class SnapshotBuilder:
         if annotation is None:
             self.diagnostics.record("malformed", "annotation.added without an annotation")
             return False
-        located = self._message_at(data, "annotation.added")
-        if located is None:
+        target = self._text_part(data, "annotation.added")
+        if target is None:
             return False
-        position, message = located
-        index = _int(data.get("content_index"), 0)
-        part = message.content[index] if index < len(message.content) else None
-        if not isinstance(part, OutputText):
-            part = OutputText(text="")
+        position, message, index, part = target
         updated = part.model_copy(update={"annotations": [*part.annotations, annotation]})
         self._replace(position, set_part(message, index, updated))
         return True
