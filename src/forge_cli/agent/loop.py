@@ -1,0 +1,258 @@
+"""The AgentLoop: ask the model, run the tools it calls, send the results back, repeat.
+
+Each iteration the driver makes one model turn; the calls it returns go to the executor; their
+results are appended as ``function_call_output`` items (the Chat backend turns them into ``tool``
+messages); then the next turn. The run ends when a turn has no calls, when a blocked call stops
+it (``stop_on_tool_block``), or at the iteration limit: the limit is checked before calls are
+run, the calls left over get a "not run" result (so the history stays valid), an
+:class:`IterationLimitReached` notice is emitted and the run's status is ``iteration_limit``
+(``RunResult.raise_for_status`` → exit code 3).
+
+Whatever the loop does is shown as ordinary Response snapshots: one growing ``output`` with every
+turn's items, function calls whose status goes in_progress → completed / failed / incomplete
+(blocked), and ``function_call_output`` items with the results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Sequence
+
+from forge_cli.agent.citations import annotate_citations
+from forge_cli.agent.drivers.base import Driver, TurnResult
+from forge_cli.agent.drivers.tool_calling import ToolCallingDriver
+from forge_cli.agent.events import (
+    IterationLimitReached,
+    IterationStarted,
+    LoopFinished,
+    LoopUpdate,
+    Notice,
+    RunResult,
+    RunStatus,
+)
+from forge_cli.agent.state import AgentState
+from forge_cli.backends.base import Backend
+from forge_cli.errors import UsageError
+from forge_cli.protocol.items import FunctionCall, FunctionCallOutput, OutputItem
+from forge_cli.protocol.request import Request
+from forge_cli.protocol.response import Response
+from forge_cli.tools.events import (
+    ToolCallBlocked,
+    ToolCallCompleted,
+    ToolCallFailed,
+    ToolEvent,
+    ToolsDropped,
+)
+from forge_cli.tools.executor import ExecutionReport, ToolExecutor
+from forge_cli.tools.hooks import ToolCall, ToolResult
+
+__all__ = ["DEFAULT_MAX_ITERATIONS", "AgentLoop"]
+
+DEFAULT_MAX_ITERATIONS = 5
+"""Model requests per run (the seed's limit; llm's ``--chain-limit`` default is also 5)."""
+
+_STATUS_OF_RESULT = {"completed": "completed", "failed": "failed", "blocked": "incomplete"}
+
+
+class AgentLoop:
+    """Run a request to its end, executing client-side tool calls."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        driver: Driver | None = None,
+        executor: ToolExecutor | None = None,
+        *,
+        max_iterations: int = DEFAULT_MAX_ITERATIONS,
+        cite: bool = True,
+    ) -> None:
+        if max_iterations < 1:
+            raise UsageError("the tool iteration limit must be at least 1")
+        self.backend = backend
+        self.driver: Driver = driver if driver is not None else ToolCallingDriver()
+        self.executor = executor if executor is not None else ToolExecutor()
+        self.max_iterations = max_iterations
+        self.cite = cite
+
+    async def run(self, request: Request) -> AsyncIterator[LoopUpdate]:
+        """Yield snapshots and events; the last update is :class:`LoopFinished`."""
+        definitions, dropped = self.executor.definitions()
+        state = AgentState(request, tools=definitions)
+        run_id = f"resp_{uuid.uuid4().hex[:24]}"
+        if dropped:
+            yield ToolsDropped(dropped, self.executor.max_tools)
+        status: RunStatus = "completed"
+        last = Response(id=run_id, model=request.model, status="in_progress")
+        while True:
+            state.iteration += 1
+            yield IterationStarted(state.iteration, self.max_iterations)
+            turn: TurnResult | None = None
+            async for update in self.driver.turn(self.backend, state):
+                if isinstance(update, TurnResult):
+                    turn = update
+                elif isinstance(update, Response):
+                    last = self._snapshot(run_id, state, update.output, update)
+                    yield last
+                else:
+                    yield update
+            if turn is None:
+                raise RuntimeError("the driver ended a turn without a TurnResult")
+            state.add_usage(turn.usage)
+            state.items.extend(turn.items)
+            if turn.status != "completed" or not turn.calls:
+                status = "completed" if turn.status == "completed" else "incomplete"
+                break
+            if state.iteration >= self.max_iterations:
+                notice = IterationLimitReached(self.max_iterations, _names(turn.calls))
+                self._skip(state, turn.calls, "not run: the tool iteration limit was reached")
+                yield notice
+                status = "iteration_limit"
+                break
+            report: ExecutionReport | None = None
+            async for item in self._execute(run_id, state, turn.calls):
+                if isinstance(item, ExecutionReport):
+                    report = item
+                else:
+                    yield item
+            state.rounds += 1
+            if report is not None and report.stopped:
+                yield Notice("a tool call was blocked; the run stops here")
+                status = "blocked"
+                break
+        final = self._final(run_id, state, status, last)
+        yield final
+        new_items = tuple(state.items)
+        yield LoopFinished(RunResult(status, final, state.iteration, new_items))
+
+    async def run_to_end(self, request: Request) -> RunResult:
+        """Run without watching; return the :class:`RunResult`."""
+        result: RunResult | None = None
+        async for update in self.run(request):
+            if isinstance(update, LoopFinished):
+                result = update.result
+        if result is None:  # pragma: no cover - run() always ends with LoopFinished
+            raise RuntimeError("the agent loop ended without a result")
+        return result
+
+    # -- tools ------------------------------------------------------------------------------
+
+    async def _execute(
+        self, run_id: str, state: AgentState, calls: Sequence[FunctionCall]
+    ) -> AsyncIterator[Response | ToolEvent | ExecutionReport]:
+        """Run the calls; yield live events and snapshots, then the report."""
+        ids = {call.call_id for call in calls}
+        _set_status(state, ids, "in_progress")
+        yield self._snapshot(run_id, state, [], None)
+        queue: asyncio.Queue[ToolEvent] = asyncio.Queue()
+        tool_calls = [ToolCall(c.call_id, c.name, c.arguments or "{}") for c in calls]
+        task = asyncio.ensure_future(self.executor.execute(tool_calls, on_event=queue.put_nowait))
+        try:
+            while not (task.done() and queue.empty()):
+                event = await _next_event(queue, task)
+                if event is None:
+                    continue
+                yield event
+                finished = _finished_call(event)
+                if finished is not None:
+                    _set_status(state, {finished[0]}, finished[1])
+                    yield self._snapshot(run_id, state, [], None)
+            report = task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+        for result in report.results:
+            _set_status(state, {result.call_id}, _STATUS_OF_RESULT[result.status])
+            state.items.append(_output_item(result))
+            state.results.append(result)
+        yield self._snapshot(run_id, state, [], None)
+        yield report
+
+    def _skip(self, state: AgentState, calls: Sequence[FunctionCall], reason: str) -> None:
+        for call in calls:
+            result = ToolResult(call.call_id, call.name, reason, "blocked")
+            _set_status(state, {call.call_id}, "incomplete")
+            state.items.append(_output_item(result))
+
+    # -- snapshots --------------------------------------------------------------------------
+
+    def _snapshot(
+        self,
+        run_id: str,
+        state: AgentState,
+        turn_items: Sequence[OutputItem],
+        turn: Response | None,
+    ) -> Response:
+        return Response(
+            id=run_id,
+            model=(turn.model if turn is not None else None) or state.request.model,
+            status="in_progress",
+            output=[*state.items, *turn_items],
+            usage=state.usage,
+        )
+
+    def _final(self, run_id: str, state: AgentState, status: RunStatus, last: Response) -> Response:
+        items = list(state.items)
+        if self.cite and state.results:
+            items = annotate_citations(items, state.results)
+            state.items[:] = items
+        details = None
+        if status == "iteration_limit":
+            details = {"reason": "max_tool_iterations"}
+        elif status == "blocked":
+            details = {"reason": "tool_blocked"}
+        return Response(
+            id=run_id,
+            model=last.model or state.request.model,
+            status="completed" if status == "completed" else "incomplete",
+            incomplete_details=details,
+            output=items,
+            usage=state.usage,
+        )
+
+
+async def _next_event(
+    queue: asyncio.Queue[ToolEvent], task: asyncio.Future[ExecutionReport]
+) -> ToolEvent | None:
+    """The next event, or ``None`` when the task finished first (the caller re-checks)."""
+    if not queue.empty():
+        return queue.get_nowait()
+    getter: asyncio.Future[ToolEvent] = asyncio.ensure_future(queue.get())
+    waiting: set[asyncio.Future[object]] = {getter, task}  # type: ignore[arg-type]  # invariance
+    try:
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not getter.done():
+            getter.cancel()
+    return getter.result() if getter.done() and not getter.cancelled() else None
+
+
+def _finished_call(event: ToolEvent) -> tuple[str, str] | None:
+    if isinstance(event, ToolCallCompleted):
+        return event.call_id, "completed"
+    if isinstance(event, ToolCallFailed):
+        return event.call_id, "failed"
+    if isinstance(event, ToolCallBlocked):
+        return event.call_id, "incomplete"
+    return None
+
+
+def _set_status(state: AgentState, call_ids: set[str], status: str) -> None:
+    for index, item in enumerate(state.items):
+        if isinstance(item, FunctionCall) and item.call_id in call_ids:
+            state.items[index] = item.model_copy(update={"status": status})
+
+
+def _output_item(result: ToolResult) -> FunctionCallOutput:
+    return FunctionCallOutput(
+        id=f"fco_{uuid.uuid4().hex[:24]}",
+        call_id=result.call_id,
+        output=result.output,
+        name=result.name,
+        status="completed",
+        is_error=result.is_error or None,
+    )
+
+
+def _names(calls: Sequence[FunctionCall]) -> tuple[str, ...]:
+    return tuple(call.name for call in calls)

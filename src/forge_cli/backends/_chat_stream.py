@@ -1,0 +1,347 @@
+"""Turn Chat Completions chunks into standard Responses stream events.
+
+The SnapshotBuilder then folds a Chat stream exactly like a Responses stream. Tool-call merging
+survives what real servers send (protocol.md §5.3): ``id``/``name`` repeated in every fragment
+(set once, first non-empty wins), a whole call in one chunk, several calls in one chunk, a missing
+``index`` (matched by id, else the position in the chunk), duplicate entries for one index
+(arguments concatenated), a whole call repeated (replaced, not doubled), and ``finish_reason:
+"stop"`` with calls present (the calls are emitted regardless; the loop runs them).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from forge_cli.protocol.events import StreamEvent
+
+__all__ = ["ChatStreamTranslator"]
+
+
+@dataclass
+class _Call:
+    output_index: int
+    item_id: str
+    call_id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.arguments)
+
+    def item(self, status: str) -> dict[str, Any]:
+        return {
+            "type": "function_call",
+            "id": self.item_id,
+            "call_id": self.call_id,
+            "name": self.name,
+            "arguments": self.text,
+            "status": status,
+        }
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:24]}"
+
+
+class ChatStreamTranslator:
+    """Feed raw chunk dicts; get the Responses events each one implies."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.response_id = _new_id("resp")
+        self.created_at = time.time()
+        self.started = False
+        self.finish_reason: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self._next_index = 0
+        self._message_index: int | None = None
+        self._message_id = _new_id("msg")
+        self._text: list[str] = []
+        self._reasoning_index: int | None = None
+        self._reasoning_id = _new_id("rs")
+        self._reasoning: list[str] = []
+        self._calls: dict[int, _Call] = {}
+        self._order: list[tuple[str, int]] = []
+
+    # -- public -----------------------------------------------------------------------------
+
+    def start(self) -> list[StreamEvent]:
+        """``response.created`` (once)."""
+        if self.started:
+            return []
+        self.started = True
+        return [_event("response.created", response=self._response("in_progress", []))]
+
+    def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
+        """The events implied by one chunk."""
+        events = self.start()
+        if isinstance(chunk.get("model"), str) and chunk["model"]:
+            self.model = chunk["model"]
+        if isinstance(chunk.get("usage"), dict):
+            self.usage = chunk["usage"]
+        for choice in chunk.get("choices") or []:
+            if not isinstance(choice, dict) or choice.get("index", 0) not in (0, None):
+                continue
+            delta = choice.get("delta") or choice.get("message") or {}
+            if isinstance(delta, dict):
+                events.extend(self._delta(delta))
+            if isinstance(choice.get("finish_reason"), str):
+                self.finish_reason = choice["finish_reason"]
+        return events
+
+    def finish(self) -> list[StreamEvent]:
+        """Close every open item and emit the terminal lifecycle event."""
+        events = self.start()
+        output: list[dict[str, Any]] = []
+        for kind, index in self._order:
+            item, done = self._close(kind, index)
+            events.extend(done)
+            output.append(item)
+        status = "completed"
+        details: dict[str, Any] | None = None
+        if self.finish_reason == "length":
+            status, details = "incomplete", {"reason": "max_output_tokens"}
+        elif self.finish_reason == "content_filter":
+            status, details = "incomplete", {"reason": "content_filter"}
+        response = self._response(status, output)
+        if details:
+            response["incomplete_details"] = details
+        kind = "response.completed" if status == "completed" else "response.incomplete"
+        events.append(_event(kind, response=response))
+        return events
+
+    @property
+    def has_tool_calls(self) -> bool:
+        """Whether any tool call was collected (whatever ``finish_reason`` said)."""
+        return bool(self._calls)
+
+    # -- deltas -----------------------------------------------------------------------------
+
+    def _delta(self, delta: dict[str, Any]) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        thinking = delta.get("reasoning_content") or delta.get("reasoning")
+        if isinstance(thinking, str) and thinking:
+            events.extend(self._reasoning_delta(thinking))
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            events.extend(self._text_delta(content))
+        calls = delta.get("tool_calls")
+        if isinstance(calls, list):
+            for position, fragment in enumerate(calls):
+                if isinstance(fragment, dict):
+                    events.extend(self._call_fragment(position, fragment))
+        return events
+
+    def _reasoning_delta(self, text: str) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        if self._reasoning_index is None:
+            self._reasoning_index = self._claim("reasoning")
+            item = {"type": "reasoning", "id": self._reasoning_id, "summary": [], "content": []}
+            events.append(self._added(self._reasoning_index, {**item, "status": "in_progress"}))
+        self._reasoning.append(text)
+        events.append(
+            _event(
+                "response.reasoning_text.delta",
+                item_id=self._reasoning_id,
+                output_index=self._reasoning_index,
+                content_index=0,
+                delta=text,
+            )
+        )
+        return events
+
+    def _text_delta(self, text: str) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        if self._message_index is None:
+            self._message_index = self._claim("message")
+            item = {
+                "type": "message",
+                "id": self._message_id,
+                "role": "assistant",
+                "status": "in_progress",
+                "content": [],
+            }
+            events.append(self._added(self._message_index, item))
+            events.append(
+                _event(
+                    "response.content_part.added",
+                    item_id=self._message_id,
+                    output_index=self._message_index,
+                    content_index=0,
+                    part={"type": "output_text", "text": "", "annotations": []},
+                )
+            )
+        self._text.append(text)
+        events.append(
+            _event(
+                "response.output_text.delta",
+                item_id=self._message_id,
+                output_index=self._message_index,
+                content_index=0,
+                delta=text,
+                logprobs=[],
+            )
+        )
+        return events
+
+    def _call_fragment(self, position: int, fragment: dict[str, Any]) -> list[StreamEvent]:
+        raw_function = fragment.get("function")
+        function: dict[str, Any] = raw_function if isinstance(raw_function, dict) else {}
+        raw_id, raw_name = fragment.get("id"), function.get("name")
+        call_id: str = raw_id if isinstance(raw_id, str) else ""
+        name: str = raw_name if isinstance(raw_name, str) else ""
+        arguments = function.get("arguments")
+        if isinstance(arguments, dict | list):
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        pieces = arguments if isinstance(arguments, str) else ""
+        key = self._key_for(fragment.get("index"), call_id, position)
+        events: list[StreamEvent] = []
+        call = self._calls.get(key)
+        if call is None:
+            call = _Call(self._claim("call", key), _new_id("fc"))
+            self._calls[key] = call
+            call.call_id, call.name = call_id, name
+            events.append(self._added(call.output_index, call.item("in_progress")))
+        call.call_id = call.call_id or call_id
+        call.name = call.name or name
+        if pieces:
+            if _is_repeat(call.text, pieces):
+                return events
+            call.arguments.append(pieces)
+            events.append(
+                _event(
+                    "response.function_call_arguments.delta",
+                    item_id=call.item_id,
+                    output_index=call.output_index,
+                    delta=pieces,
+                )
+            )
+        return events
+
+    def _key_for(self, index: Any, call_id: str, position: int) -> int:
+        """Which call a fragment belongs to."""
+        if isinstance(index, int) and not isinstance(index, bool):
+            existing = self._calls.get(index)
+            if existing is None or not call_id or not existing.call_id:
+                return index
+            if existing.call_id == call_id:
+                return index
+            return self._key_by_id(call_id)
+        if call_id:
+            return self._key_by_id(call_id)
+        return position
+
+    def _key_by_id(self, call_id: str) -> int:
+        for key, call in self._calls.items():
+            if call.call_id == call_id:
+                return key
+        return max(self._calls, default=-1) + 1
+
+    # -- items ------------------------------------------------------------------------------
+
+    def _claim(self, kind: str, key: int = 0) -> int:
+        index = self._next_index
+        self._next_index += 1
+        self._order.append((kind, key))
+        return index
+
+    def _added(self, output_index: int, item: dict[str, Any]) -> StreamEvent:
+        return _event("response.output_item.added", output_index=output_index, item=item)
+
+    def _close(self, kind: str, key: int) -> tuple[dict[str, Any], list[StreamEvent]]:
+        if kind == "message":
+            return self._close_message()
+        if kind == "reasoning":
+            text = "".join(self._reasoning)
+            item = {
+                "type": "reasoning",
+                "id": self._reasoning_id,
+                "summary": [],
+                "content": [{"type": "reasoning_text", "text": text}],
+                "status": "completed",
+            }
+            return item, [self._done(self._reasoning_index or 0, item)]
+        call = self._calls[key]
+        if not call.call_id:
+            call.call_id = _new_id("call")
+        if not call.text:
+            call.arguments.append("{}")
+        item = call.item("completed")
+        args_done = _event(
+            "response.function_call_arguments.done",
+            item_id=call.item_id,
+            output_index=call.output_index,
+            arguments=call.text,
+        )
+        return item, [args_done, self._done(call.output_index, item)]
+
+    def _close_message(self) -> tuple[dict[str, Any], list[StreamEvent]]:
+        index = self._message_index or 0
+        text = "".join(self._text)
+        part = {"type": "output_text", "text": text, "annotations": []}
+        item = {
+            "type": "message",
+            "id": self._message_id,
+            "role": "assistant",
+            "status": "completed",
+            "content": [part],
+        }
+        where = {"item_id": self._message_id, "output_index": index, "content_index": 0}
+        return item, [
+            _event("response.output_text.done", **where, text=text, logprobs=[]),
+            _event("response.content_part.done", **where, part=part),
+            self._done(index, item),
+        ]
+
+    def _done(self, output_index: int, item: dict[str, Any]) -> StreamEvent:
+        return _event("response.output_item.done", output_index=output_index, item=item)
+
+    def _response(self, status: str, output: list[dict[str, Any]]) -> dict[str, Any]:
+        response: dict[str, Any] = {
+            "id": self.response_id,
+            "object": "response",
+            "created_at": self.created_at,
+            "status": status,
+            "model": self.model,
+            "output": output,
+        }
+        if self.usage is not None and status != "in_progress":
+            response["usage"] = _usage(self.usage)
+        return response
+
+
+def _is_repeat(accumulated: str, piece: str) -> bool:
+    """A server that resends the whole call: the piece alone is the same complete JSON."""
+    if not accumulated or piece != accumulated:
+        return False
+    try:
+        json.loads(piece)
+    except ValueError:
+        return False
+    return True
+
+
+def _usage(raw: dict[str, Any]) -> dict[str, Any]:
+    prompt = int(raw.get("prompt_tokens") or 0)
+    completion = int(raw.get("completion_tokens") or 0)
+    usage: dict[str, Any] = {
+        "input_tokens": prompt,
+        "output_tokens": completion,
+        "total_tokens": int(raw.get("total_tokens") or prompt + completion),
+    }
+    details = raw.get("completion_tokens_details")
+    if isinstance(details, dict) and details.get("reasoning_tokens") is not None:
+        usage["output_tokens_details"] = {"reasoning_tokens": details["reasoning_tokens"]}
+    cached = raw.get("prompt_tokens_details")
+    if isinstance(cached, dict) and cached.get("cached_tokens") is not None:
+        usage["input_tokens_details"] = {"cached_tokens": cached["cached_tokens"]}
+    return usage
+
+
+def _event(kind: str, **data: Any) -> StreamEvent:
+    return StreamEvent(kind, {"type": kind, **data})

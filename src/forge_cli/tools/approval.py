@@ -1,0 +1,149 @@
+"""Approval of tool calls: a policy per tool (auto, ask, deny) and approvers that ask a person.
+
+Defaults: read-only tools (the built-in knowledge tools) are ``auto``; user functions ``ask``.
+In a non-interactive run (no approver) ``ask`` means deny unless ``assume_yes`` (``--yes``).
+A denial is not an error: the reason goes back to the model as the call's result, and a
+:class:`~forge_cli.tools.events.ToolCallBlocked` event (``by="approval"``) tells the user.
+
+The check is a before-hook (:class:`ApprovalHook`), so it sees the arguments after validation and
+after any earlier hook rewrote them; the prompt shows exactly what will run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import IO, Any, Literal, Protocol, runtime_checkable
+
+from forge_cli.errors import UsageError
+from forge_cli.tools._sanitize import sanitize
+from forge_cli.tools.hooks import Block, ToolCall
+from forge_cli.tools.toolset import ToolSet
+
+__all__ = [
+    "POLICIES",
+    "ApprovalHook",
+    "ApprovalPolicy",
+    "ApprovalRequest",
+    "Approver",
+    "Policy",
+    "TerminalApprover",
+    "parse_policy",
+]
+
+Policy = Literal["auto", "ask", "deny"]
+POLICIES: tuple[Policy, ...] = ("auto", "ask", "deny")
+
+
+def parse_policy(value: str) -> Policy:
+    """A policy from user text; anything else is a :class:`UsageError`."""
+    text = value.strip().lower()
+    for policy in POLICIES:
+        if text == policy:
+            return policy
+    raise UsageError(f"unknown approval policy {value!r}; use one of: auto, ask, deny")
+
+
+@dataclass(frozen=True)
+class ApprovalPolicy:
+    """Which tools run without asking. ``per_tool`` overrides the defaults by tool name."""
+
+    per_tool: Mapping[str, Policy] = field(default_factory=dict)
+    read_only_default: Policy = "auto"
+    default: Policy = "ask"
+    assume_yes: bool = False
+
+    def policy_for(self, name: str, *, read_only: bool) -> Policy:
+        """The policy that applies to the tool ``name``."""
+        if name in self.per_tool:
+            return self.per_tool[name]
+        return self.read_only_default if read_only else self.default
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """What an approver is asked about: the tool and the exact arguments it will get."""
+
+    call_id: str
+    tool_name: str
+    arguments: dict[str, Any]
+
+    def arguments_text(self) -> str:
+        """The arguments as indented JSON, safe to print on a terminal."""
+        return sanitize(json.dumps(self.arguments, indent=2, ensure_ascii=False, default=str))
+
+
+@runtime_checkable
+class Approver(Protocol):
+    """Something that can ask whether a call may run (a terminal prompt, a GUI, a test)."""
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        """``True`` to allow the call."""
+        ...
+
+
+class TerminalApprover:
+    """Ask on plain text streams: print the tool and arguments, read ``y``/``n``.
+
+    Reading happens in a worker thread so the event loop keeps running (other tools, timers).
+    End of input counts as "no".
+    """
+
+    def __init__(self, input_stream: IO[str], output_stream: IO[str]) -> None:
+        self.input_stream = input_stream
+        self.output_stream = output_stream
+        self._lock = asyncio.Lock()
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        """Prompt and wait for the answer."""
+        async with self._lock:
+            return await asyncio.to_thread(self._ask, request)
+
+    def _ask(self, request: ApprovalRequest) -> bool:
+        name = sanitize(request.tool_name)
+        arguments = request.arguments_text().replace("\n", "\n  ")
+        self.output_stream.write(f"Tool call: {name}\n  {arguments}\nAllow? [y/N] ")
+        self.output_stream.flush()
+        answer = self.input_stream.readline()
+        if not answer:
+            self.output_stream.write("\n")
+            self.output_stream.flush()
+        return answer.strip().lower() in ("y", "yes")
+
+
+class ApprovalHook:
+    """A before-hook that applies an :class:`ApprovalPolicy`, asking ``approver`` when needed.
+
+    ``approver=None`` means the run is non-interactive: ``ask`` then denies unless the policy
+    has ``assume_yes``.
+    """
+
+    def __init__(
+        self, policy: ApprovalPolicy, tools: ToolSet, approver: Approver | None = None
+    ) -> None:
+        self.policy = policy
+        self.tools = tools
+        self.approver = approver
+
+    async def __call__(self, call: ToolCall) -> Block | None:
+        tool = self.tools.get(call.name)
+        read_only = bool(tool is not None and tool.read_only)
+        policy = self.policy.policy_for(call.name, read_only=read_only)
+        if policy == "auto":
+            return None
+        if policy == "deny":
+            return Block(f"The tool {call.name!r} is not allowed (policy: deny).", by="approval")
+        if self.policy.assume_yes:
+            return None
+        if self.approver is None:
+            return Block(
+                f"The call to {call.name!r} was denied: this run is not interactive and "
+                "approval was not given in advance (--yes).",
+                by="approval",
+            )
+        request = ApprovalRequest(call.call_id, call.name, call.parsed() or {})
+        if await self.approver.approve(request):
+            return None
+        return Block(f"The user denied the call to {call.name!r}.", by="approval")

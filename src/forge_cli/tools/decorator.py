@@ -1,0 +1,99 @@
+"""``@tool``: turn a plain (sync or async) Python function into a client-side tool."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, overload
+
+from pydantic import BaseModel
+
+from forge_cli.tools.base import BaseTool
+from forge_cli.tools.schema import function_schema
+
+__all__ = ["CallableTool", "tool"]
+
+
+class CallableTool(BaseTool):
+    """A tool backed by a function; the schema comes from its signature and docstring.
+
+    Calling the object calls the function unchanged, so decorated functions stay usable as
+    ordinary Python. Sync functions run in a worker thread so a slow one neither blocks the event
+    loop nor escapes the executor's timeout.
+    """
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        read_only: bool = False,
+        timeout: float | None = None,
+    ) -> None:
+        schema = function_schema(func, name=name, description=description)
+        self.func = func
+        self.name = schema.name
+        self.description = schema.description
+        self.args_schema = schema.model
+        self.read_only = read_only
+        self.timeout = timeout
+        self.is_async = inspect.iscoroutinefunction(func)
+        functools.update_wrapper(self, func)
+        super().__init__()
+
+    async def run(self, args: Any) -> Any:
+        """Call the function with the validated arguments."""
+        kwargs = _as_kwargs(args)
+        if self.is_async:
+            return await self.func(**kwargs)
+        return await asyncio.to_thread(self.func, **kwargs)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.func(*args, **kwargs)
+
+
+def _as_kwargs(args: Any) -> dict[str, Any]:
+    """Field values as given: nested models stay models, as the function's hints say."""
+    if isinstance(args, BaseModel):
+        return {name: getattr(args, name) for name in type(args).model_fields}
+    return dict(args)
+
+
+@overload
+def tool(func: Callable[..., Any], /) -> CallableTool: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool = False,
+    timeout: float | None = None,
+) -> Callable[[Callable[..., Any]], CallableTool]: ...
+
+
+def tool(
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool = False,
+    timeout: float | None = None,
+) -> CallableTool | Callable[[Callable[..., Any]], CallableTool]:
+    """Make a tool of a function: ``@tool`` or ``@tool(name=..., read_only=True, timeout=5)``.
+
+    Raises :class:`~forge_cli.errors.ToolError` naming the function and every problem found
+    (missing annotations, ``*args``, types pydantic cannot describe, a bad name).
+    """
+
+    def wrap(target: Callable[..., Any]) -> CallableTool:
+        return CallableTool(
+            target, name=name, description=description, read_only=read_only, timeout=timeout
+        )
+
+    return wrap(func) if func is not None else wrap
