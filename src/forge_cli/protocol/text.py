@@ -4,7 +4,9 @@ The SnapshotBuilder appends every text delta to a :class:`TextBuffer`. A snapsho
 text; it holds a :class:`TextView` -- the buffer plus the number of fragments at snapshot time.
 Because the buffer only ever grows, a view taken earlier keeps reading the same text forever, so a
 snapshot handed out is never changed by later deltas. Joining happens on first read and is cached
-incrementally, so reading the text after every delta costs O(new text), not O(all text).
+incrementally (reading the newest text after every delta joins only the new fragments); an older
+view is a slice of the cached text, found through cumulative fragment lengths, and each view keeps
+its text once read.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ __all__ = ["TextBuffer", "TextView"]
 class TextBuffer:
     """An append-only sequence of text fragments."""
 
-    __slots__ = ("_joined", "_joined_count", "_parts")
+    __slots__ = ("_ends", "_joined", "_joined_count", "_parts")
 
     def __init__(self, initial: str = "") -> None:
         self._parts: list[str] = [initial] if initial else []
+        self._ends: list[int] = [len(initial)] if initial else []
         self._joined = initial
         self._joined_count = len(self._parts)
 
@@ -26,6 +29,7 @@ class TextBuffer:
         """Add a fragment in amortized O(1)."""
         if fragment:
             self._parts.append(fragment)
+            self._ends.append((self._ends[-1] if self._ends else 0) + len(fragment))
 
     def view(self) -> TextView:
         """An immutable view of the text as it is now."""
@@ -39,7 +43,7 @@ class TextBuffer:
             joined = self._joined + "".join(self._parts[self._joined_count : count])
             self._joined, self._joined_count = joined, count
             return joined
-        return "".join(self._parts[:count])
+        return self._joined[: self._ends[count - 1]] if count else ""
 
     def __len__(self) -> int:
         return len(self._parts)
@@ -48,16 +52,19 @@ class TextBuffer:
 class TextView:
     """The text of a buffer at one moment; reading it never changes."""
 
-    __slots__ = ("_buffer", "_count")
+    __slots__ = ("_buffer", "_count", "_text")
 
     def __init__(self, buffer: TextBuffer, count: int) -> None:
         self._buffer = buffer
         self._count = count
+        self._text: str | None = None
 
     @property
     def text(self) -> str:
-        """The joined text of this view."""
-        return self._buffer.text_at(self._count)
+        """The joined text of this view (computed once)."""
+        if self._text is None:
+            self._text = self._buffer.text_at(self._count)
+        return self._text
 
     def __str__(self) -> str:
         return self.text
