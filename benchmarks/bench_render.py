@@ -1,0 +1,163 @@
+"""Streaming render cost: our rich renderer versus re-rendering the whole answer per chunk.
+
+Streams a 2,000-token and a 20,000-token Markdown answer (paragraphs, lists, fenced code, a
+table) through ``RichRenderer`` into a capture console (terminal forced, 100x40, colour on),
+one snapshot per token, as fast as the renderer takes them (the real monotonic clock drives the
+15-per-second redraw throttle). Prints CPU seconds (``time.process_time``) and the per-token
+ratio, and a naive baseline measured in the same run: one rich ``Live`` whose
+``Markdown(whole answer)`` is re-rendered on every chunk (as shell_gpt does), stopped after a
+CPU cap and extrapolated quadratically.
+
+For information it also prints a *paced* run: a simulated clock at 100 tokens per second, so the
+live region is redrawn ~15 times per simulated second for the whole answer (about 2,900 redraws
+for 20,000 tokens). That figure is CPU per answer at a realistic pace; divided by the simulated
+duration it is the renderer's share of one core while a model streams.
+
+Targets: 20,000 tokens <= 1.0 s CPU; per-token cost at 20,000 <= 1.5x the cost at 2,000.
+Exit status 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import sys
+import time
+
+from rich.console import Console
+from rich.live import Live
+from rich.markdown import Markdown
+
+from forge_cli.protocol import Message, OutputText, Response, TextBuffer
+from forge_cli.render.rich_renderer import RichRenderer
+
+TOKENS_SMALL = 2_000
+TOKENS_LARGE = 20_000
+NAIVE_CAP_S = 8.0
+
+PARAGRAPH = (
+    "The quarterly report shows **revenue growth** across all regions, with services "
+    "leading the gains and hardware holding steady despite `supply` constraints. "
+)
+LIST = "- first point about margins\n- second point about *costs*\n- third point\n"
+CODE = "```python\ndef total(rows):\n    return sum(r.amount for r in rows)\n```\n"
+TABLE = "| region | q2 | q3 |\n|---|---|---|\n| north | 10 | 12 |\n| south | 8 | 9 |\n"
+
+
+def answer_tokens(count: int) -> list[str]:
+    """About ``count`` tokens of varied Markdown, as the chunks a model would stream."""
+    pieces = itertools.cycle(
+        [
+            f"## Section\n\n{PARAGRAPH * 3}\n\n",
+            f"{LIST}\n",
+            f"{PARAGRAPH}\n\n",
+            f"{CODE}\n",
+            f"{TABLE}\n",
+        ]
+    )
+    tokens: list[str] = []
+    while len(tokens) < count:
+        text = next(pieces)
+        tokens.extend(text[i : i + 4] for i in range(0, len(text), 4))
+    return tokens[:count]
+
+
+def snapshots(tokens: list[str]) -> list[Response]:
+    """One snapshot per token, sharing one text buffer (as the SnapshotBuilder does)."""
+    buffer = TextBuffer()
+    snaps = []
+    for token in tokens:
+        buffer.append(token)
+        part = OutputText(text="").with_view(buffer.view())
+        message = Message.model_construct(
+            id="m", status="in_progress", content=[part], type="message", role="assistant"
+        )
+        snaps.append(Response.model_construct(id="r", status="in_progress", output=[message]))
+    return snaps
+
+
+def capture_console() -> Console:
+    return Console(
+        file=io.StringIO(),
+        force_terminal=True,
+        width=100,
+        height=40,
+        color_system="truecolor",
+        legacy_windows=False,
+    )
+
+
+def run_ours(count: int, *, paced: bool = False) -> tuple[float, int]:
+    """(CPU seconds, redraws) to stream ``count`` tokens through RichRenderer."""
+    tokens = answer_tokens(count)
+    snaps = snapshots(tokens)
+    final_text = "".join(tokens)  # not snaps[-1].text: reading the newest view first would
+    # make every older view re-join its fragments (TextBuffer caches forward reads only)
+    final = Response(
+        id="r",
+        status="completed",
+        output=[Message(id="m", status="completed", content=[OutputText(text=final_text)])],
+    )
+    fake_now = itertools.count()
+    clock = (lambda: next(fake_now) * 0.01) if paced else time.monotonic
+    renderer = RichRenderer(capture_console(), clock=clock)
+    start = time.process_time()
+    for snap in snaps:
+        renderer.on_snapshot(snap)
+    renderer.finish(final)
+    return time.process_time() - start, renderer.redraws
+
+
+def run_naive(count: int, cap: float) -> tuple[float, int, float]:
+    """(CPU seconds measured, chunks done, extrapolated total) for whole-answer re-rendering."""
+    tokens = answer_tokens(count)
+    console = capture_console()
+    text = ""
+    done = 0
+    start = time.process_time()
+    with Live(console=console, auto_refresh=False, vertical_overflow="visible") as live:
+        for token in tokens:
+            text += token
+            live.update(Markdown(text), refresh=True)
+            done += 1
+            if time.process_time() - start > cap:
+                break
+    spent = time.process_time() - start
+    extrapolated = spent * (count / done) ** 2 if done < count else spent
+    return spent, done, extrapolated
+
+
+def main() -> int:
+    run_ours(200)  # warm imports and caches
+    small, redraws_small = run_ours(TOKENS_SMALL)
+    large, redraws_large = run_ours(TOKENS_LARGE)
+    per_small = small / TOKENS_SMALL
+    per_large = large / TOKENS_LARGE
+    ratio = per_large / per_small
+    for count, spent, redraws in (
+        (TOKENS_SMALL, small, redraws_small),
+        (TOKENS_LARGE, large, redraws_large),
+    ):
+        print(
+            f"ours  {count:>6} tokens: {spent:7.3f} s CPU  "
+            f"({spent / count * 1e6:6.1f} us/token, {redraws} redraws)"
+        )
+    print(f"per-token ratio 20k/2k: {ratio:.2f} (target <= 1.5); 20k target <= 1.0 s")
+    for count in (TOKENS_SMALL, TOKENS_LARGE):
+        spent, redraws = run_ours(count, paced=True)
+        simulated = count / 100
+        print(
+            f"paced {count:>6} tokens at 100 tok/s: {spent:7.3f} s CPU, {redraws} redraws "
+            f"({spent / simulated * 100:.1f}% of a core over {simulated:.0f} s)"
+        )
+    for count in (TOKENS_SMALL, TOKENS_LARGE):
+        spent, done, total = run_naive(count, NAIVE_CAP_S / 2)
+        note = "" if done == count else f" (stopped after {done} chunks; extrapolated)"
+        print(f"naive {count:>6} tokens: {total:9.1f} s CPU{note}  [measured {spent:.1f} s]")
+    ok = large <= 1.0 and ratio <= 1.5
+    print("targets:", "met" if ok else "MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""One small renderer per output item kind, chosen through the protocol's type guards."""
+
+from __future__ import annotations
+
+from forge_cli.protocol.guards import (
+    is_code_interpreter_call,
+    is_computer_call,
+    is_file_reader_call,
+    is_file_search_call,
+    is_function_call,
+    is_function_call_output,
+    is_list_documents_call,
+    is_message,
+    is_page_reader_call,
+    is_reasoning,
+    is_unknown_item,
+    is_web_search_call,
+)
+from forge_cli.render.items.code import render_code_interpreter
+from forge_cli.render.items.computer import describe_action, render_computer_call
+from forge_cli.render.items.function import (
+    compact_arguments,
+    render_function_call,
+    render_function_output,
+)
+from forge_cli.render.items.generic import render_unknown
+from forge_cli.render.items.message import markdown_block, refusal_line, render_message
+from forge_cli.render.items.readers import render_file_reader, render_page_reader
+from forge_cli.render.items.reasoning import render_reasoning
+from forge_cli.render.items.registry import ItemRegistry, ItemRenderFn, Kind, RegistryEntry
+from forge_cli.render.items.search import (
+    render_file_search,
+    render_list_documents,
+    render_web_search,
+)
+
+__all__ = [
+    "ITEM_RENDERERS",
+    "ItemRegistry",
+    "ItemRenderFn",
+    "Kind",
+    "RegistryEntry",
+    "compact_arguments",
+    "describe_action",
+    "markdown_block",
+    "refusal_line",
+]
+
+
+def _anything(_item: object) -> bool:
+    return True
+
+
+ITEM_RENDERERS = ItemRegistry(
+    [
+        RegistryEntry(is_message, render_message, "prose"),
+        RegistryEntry(is_reasoning, render_reasoning, "prose"),
+        RegistryEntry(is_file_search_call, render_file_search, "status"),
+        RegistryEntry(is_web_search_call, render_web_search, "status"),
+        RegistryEntry(is_list_documents_call, render_list_documents, "status"),
+        RegistryEntry(is_file_reader_call, render_file_reader, "status"),
+        RegistryEntry(is_page_reader_call, render_page_reader, "status"),
+        RegistryEntry(is_code_interpreter_call, render_code_interpreter, "status"),
+        RegistryEntry(is_function_call, render_function_call, "status"),
+        RegistryEntry(is_function_call_output, render_function_output, "status"),
+        RegistryEntry(is_computer_call, render_computer_call, "status"),
+        RegistryEntry(is_unknown_item, render_unknown, "status"),
+    ],
+    fallback=RegistryEntry(_anything, render_unknown, "status"),
+)
+"""The built-in registry, one entry per item kind of ``protocol.guards.ITEM_GUARDS``."""

@@ -1,0 +1,69 @@
+"""Renderer for assistant messages: Markdown blocks with ``[n]`` citation markers.
+
+The text is split into blocks exactly as the streaming renderer commits them (``blocks.py``),
+and each block is rendered as its own Markdown document, so a one-shot render of the final
+snapshot equals what streaming printed. Markdown links are shown as text (no OSC 8 hyperlinks
+from untrusted URLs).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from markdown_it import MarkdownIt
+from rich.console import RenderableType
+from rich.markdown import Markdown
+from rich.text import Text
+
+from forge_cli.protocol.items import Message
+from forge_cli.render.citations import cite_message
+from forge_cli.render.context import RenderContext
+from forge_cli.render.items.common import safe
+from forge_cli.render.sanitize import sanitize
+
+__all__ = ["BlockMarkdown", "markdown_block", "refusal_line", "render_message"]
+
+
+@cache
+def _parser() -> MarkdownIt:
+    return MarkdownIt().enable("strikethrough").enable("table")
+
+
+class BlockMarkdown(Markdown):
+    """rich ``Markdown`` that reuses one parser.
+
+    ``Markdown.__init__`` builds a new markdown-it parser for every document (most of the cost of
+    a small block); streaming renders thousands of small blocks, so this sets the same attributes
+    with a shared parser (parsing keeps no state in the parser). Links render as text.
+    """
+
+    def __init__(self, markup: str) -> None:
+        self.markup = markup
+        self.parsed = _parser().parse(markup)
+        self.code_theme = "monokai"
+        self.justify = None
+        self.style = "none"
+        self.hyperlinks = False
+        self.inline_code_lexer = None
+        self.inline_code_theme = "monokai"
+
+
+def markdown_block(text: str) -> Markdown:
+    """One block of answer text, sanitised, as Markdown."""
+    return BlockMarkdown(sanitize(text))
+
+
+def refusal_line(refusal: str, ctx: RenderContext) -> Text:
+    """The model declined: shown in red."""
+    line = Text(f"{ctx.glyphs.failed} refused: ", style="red bold")
+    line.append(Text(safe(refusal), style="red"))
+    return line
+
+
+def render_message(item: Message, key: str, ctx: RenderContext) -> list[RenderableType]:
+    """Every block of a message (numbering its citations), then its refusal if any."""
+    numbering = ctx.numbering if ctx.final else ctx.numbering.copy()
+    out: list[RenderableType] = [markdown_block(block) for block in cite_message(item, numbering)]
+    if item.refusal:
+        out.append(refusal_line(item.refusal, ctx))
+    return out

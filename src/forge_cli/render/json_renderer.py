@@ -1,0 +1,187 @@
+"""``--json`` and ``--jsonl`` output.
+
+``JsonRenderer`` prints one ``forge.answer/v1`` document when the answer ends. ``JsonlRenderer``
+prints one line per event as it happens -- ``{"type": ..., "payload": {...}}`` -- and ends with an
+``answer`` line whose payload is that document. Strings keep their original text; the JSON is
+escaped so that printing it raw cannot drive a terminal (``sanitize.json_dumps_safe``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from forge_cli.protocol.guards import is_message, is_reasoning
+from forge_cli.protocol.response import Response
+from forge_cli.render.citations import Citation, CitationNumbering, collect_citations
+from forge_cli.render.context import RenderContext, item_key
+from forge_cli.render.document import answer_document, item_document
+from forge_cli.render.events import as_event_dict
+from forge_cli.render.glyphs import UNICODE
+from forge_cli.render.sanitize import json_dumps_safe
+from forge_cli.render.settle import settled
+from forge_cli.render.timing import Clock, ItemClock
+
+__all__ = ["JsonRenderer", "JsonlRenderer"]
+
+
+class JsonRenderer:
+    """Collects snapshots; prints one JSON document at the end."""
+
+    def __init__(self, stdout: TextIO, *, clock: Clock = time.monotonic) -> None:
+        self.stdout = stdout
+        self.clock = ItemClock(clock)
+        self._last: Response | None = None
+        self._citations: list[Citation] = []
+        self._finished = False
+
+    @property
+    def citations(self) -> list[Citation]:
+        """The numbered sources of the last snapshot."""
+        if self._finished or self._last is None:
+            return list(self._citations)
+        return collect_citations(self._last)
+
+    def on_snapshot(self, response: Response) -> None:
+        """Remember the snapshot and time its items."""
+        self._last = response
+        _observe(self.clock, response, final=False)
+
+    def on_event(self, event: Mapping[str, Any] | object) -> None:
+        """Agent-loop events are not part of the single document."""
+
+    def document(
+        self, response: Response, *, interrupted: bool = False,
+        error: BaseException | str | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
+        """The ``forge.answer/v1`` document of ``response``."""
+        self._citations = collect_citations(response)
+        return answer_document(response, citations=self._citations, clock=self.clock,
+                               interrupted=interrupted, error=error)  # fmt: skip
+
+    def finish(
+        self,
+        response: Response | None = None,
+        *,
+        interrupted: bool = False,
+        error: BaseException | str | None = None,
+    ) -> None:
+        """Print the document."""
+        if self._finished:
+            return
+        final = response if response is not None else (self._last or Response())
+        _observe(self.clock, final, final=True)
+        self.clock.close(self.clock.now())
+        doc = self.document(final, interrupted=interrupted, error=error)
+        self._finished = True
+        self.stdout.write(json_dumps_safe(doc, indent=2) + "\n")
+        self.stdout.flush()
+
+
+def _observe(clock: ItemClock, response: Response, *, final: bool) -> list[bool]:
+    now = clock.now()
+    ctx = RenderContext.for_response(response, glyphs=UNICODE, clock=clock,
+                                     numbering=CitationNumbering(), final=True,
+                                     show_reasoning=False)  # fmt: skip
+    count = len(response.output)
+    flags = []
+    for index, item in enumerate(response.output):
+        done = final or settled(item, index, count, ctx)
+        clock.observe(item_key(item, index), done, now)
+        flags.append(done)
+    return flags
+
+
+class JsonlRenderer(JsonRenderer):
+    """One JSON line per event; the last line is the ``answer`` document.
+
+    Event types: ``response.started`` {id, model}; ``item.started`` {index, type, id, status};
+    ``item.status`` {index, id, status}; ``text.delta`` / ``reasoning.delta``
+    {index, id, delta}; ``text.replaced`` {index, id, text} when a server rewrote text;
+    ``item.done`` {index, item}; ``agent.<type>`` for agent-loop events (payload = the event's
+    fields); ``answer`` (payload = the forge.answer/v1 document).
+    """
+
+    def __init__(self, stdout: TextIO, *, clock: Clock = time.monotonic) -> None:
+        super().__init__(stdout, clock=clock)
+        self._started = False
+        self._seen: dict[int, tuple[str | None, str | None]] = {}
+        self._texts: dict[int, str] = {}
+        self._done: set[int] = set()
+
+    def _emit(self, kind: str, payload: dict[str, Any]) -> None:
+        self.stdout.write(json_dumps_safe({"type": kind, "payload": payload}) + "\n")
+
+    def on_snapshot(self, response: Response) -> None:
+        """Emit what changed since the previous snapshot."""
+        if self._finished:
+            return
+        self._last = response
+        self._diff(response, _observe(self.clock, response, final=False))
+        self.stdout.flush()
+
+    def on_event(self, event: Mapping[str, Any] | object) -> None:
+        """Every agent-loop event becomes an ``agent.<type>`` line."""
+        if self._finished:
+            return
+        data = as_event_dict(event)
+        kind = data.pop("type")
+        self._emit(f"agent.{kind}", data)
+        self.stdout.flush()
+
+    def finish(
+        self,
+        response: Response | None = None,
+        *,
+        interrupted: bool = False,
+        error: BaseException | str | None = None,
+    ) -> None:
+        """Emit the remaining changes, then the ``answer`` line."""
+        if self._finished:
+            return
+        final = response if response is not None else (self._last or Response())
+        self._diff(final, _observe(self.clock, final, final=True))
+        self.clock.close(self.clock.now())
+        doc = self.document(final, interrupted=interrupted, error=error)
+        self._finished = True
+        self._emit("answer", doc)
+        self.stdout.flush()
+
+    def _diff(self, response: Response, done_flags: list[bool]) -> None:
+        if not self._started:
+            self._started = True
+            self._emit("response.started", {"id": response.id, "model": response.model})
+        outputs = RenderContext.for_response(
+            response, glyphs=UNICODE, clock=self.clock, numbering=CitationNumbering(),
+            final=True, show_reasoning=False,
+        ).outputs  # fmt: skip
+        for index, item in enumerate(response.output):
+            ident = getattr(item, "id", None)
+            status = getattr(item, "status", None)
+            previous = self._seen.get(index)
+            if previous is None:
+                self._emit("item.started", {"index": index, "type": str(item.type),
+                                            "id": ident, "status": status})  # fmt: skip
+            elif previous[1] != status:
+                self._emit("item.status", {"index": index, "id": ident, "status": status})
+            self._seen[index] = (ident, status)
+            if is_message(item) or is_reasoning(item):
+                self._text_delta(
+                    index, ident, item.text, "text" if is_message(item) else "reasoning"
+                )
+            if done_flags[index] and index not in self._done:
+                self._done.add(index)
+                doc = item_document(item, index, outputs, self.clock)
+                self._emit("item.done", {"index": index, "item": doc})
+
+    def _text_delta(self, index: int, ident: str | None, text: str, kind: str) -> None:
+        old = self._texts.get(index, "")
+        if text == old:
+            return
+        tail = old[-32:]
+        if len(text) >= len(old) and text[len(old) - len(tail) : len(old)] == tail:
+            self._emit(f"{kind}.delta", {"index": index, "id": ident, "delta": text[len(old) :]})
+        else:
+            self._emit("text.replaced", {"index": index, "id": ident, "text": text})
+        self._texts[index] = text

@@ -1,0 +1,184 @@
+"""Plain mode: answer text on stdout as it arrives, tool status on stderr, no ANSI codes.
+
+Used when stdout is not a terminal, with ``--plain``, ``NO_COLOR`` or ``TERM=dumb``. Only the new
+suffix of the answer is written for each snapshot (citation markers normalised to ``[n]``; a
+marker still streaming in is held back until it is complete). Tool-call lines are the rich
+renderer's lines drawn by a colourless, non-terminal console, so they carry no escape codes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from rich.console import Console
+
+from forge_cli.protocol.guards import is_message
+from forge_cli.protocol.items import Message
+from forge_cli.protocol.response import Response
+from forge_cli.render.blocks import Block
+from forge_cli.render.citations import (
+    Citation,
+    CitationNumbering,
+    MessageCitations,
+    positioned_annotations,
+)
+from forge_cli.render.context import RenderContext, item_key
+from forge_cli.render.events import as_event_dict, notice_parts
+from forge_cli.render.glyphs import ASCII, UNICODE
+from forge_cli.render.items import ITEM_RENDERERS, ItemRegistry
+from forge_cli.render.markers import PARTIAL_MARKER_RE
+from forge_cli.render.sanitize import sanitize
+from forge_cli.render.settle import settled
+from forge_cli.render.summary import footer_line, source_label, status_notes
+from forge_cli.render.timing import Clock, ItemClock
+
+__all__ = ["PlainRenderer"]
+
+
+class _Progress:
+    __slots__ = ("cites", "done", "printed")
+
+    def __init__(self) -> None:
+        self.printed = 0
+        self.cites = MessageCitations()
+        self.done = False
+
+
+class PlainRenderer:
+    """Streams plain text. Create one per answer."""
+
+    def __init__(
+        self,
+        stdout: TextIO,
+        stderr: TextIO,
+        *,
+        ascii: bool = False,
+        show_reasoning: bool = False,
+        clock: Clock = time.monotonic,
+        width: int = 100,
+        registry: ItemRegistry = ITEM_RENDERERS,
+    ) -> None:
+        self.stdout = stdout
+        self.glyphs = ASCII if ascii else UNICODE
+        self.show_reasoning = show_reasoning
+        self.clock = ItemClock(clock)
+        self.registry = registry
+        self._err = Console(file=stderr, width=width, color_system=None, force_terminal=False,
+                            highlight=False, markup=False, emoji=False)  # fmt: skip
+        self._numbering = CitationNumbering()
+        self._messages: dict[int, _Progress] = {}
+        self._announced: set[str] = set()
+        self._settled: set[str] = set()
+        self._wrote_text = False
+        self._at_line_start = True
+        self._last: Response | None = None
+        self._citations: list[Citation] | None = None
+        self._finished = False
+
+    @property
+    def citations(self) -> list[Citation]:
+        """The numbered sources (complete after :meth:`finish`)."""
+        if self._citations is not None:
+            return list(self._citations)
+        return self._numbering.citations()
+
+    def on_snapshot(self, response: Response) -> None:
+        """Write new answer text to stdout and tool status changes to stderr."""
+        if not self._finished:
+            self._last = response
+            self._update(response, final=False)
+
+    def on_event(self, event: Mapping[str, Any] | object) -> None:
+        """Agent-loop news becomes one line on stderr."""
+        parts = notice_parts(as_event_dict(event))
+        if parts is not None and not self._finished:
+            self._err.print(f"{self.glyphs.icon(parts[0])} {parts[1]}", markup=False)
+
+    def finish(
+        self,
+        response: Response | None = None,
+        *,
+        interrupted: bool = False,
+        error: BaseException | str | None = None,
+    ) -> None:
+        """Flush the rest of the text; the Sources list on stdout; notes on stderr."""
+        if self._finished:
+            return
+        self._finished = True
+        final = response if response is not None else self._last
+        self.clock.close(self.clock.now())
+        if final is not None:
+            self._update(final, final=True)
+        if not self._at_line_start:
+            self._write("\n")
+        self._citations = self._numbering.finalize(final) if final is not None else []
+        if self._citations:
+            lines = [f"[{c.n}] {source_label(c, self.glyphs)}" for c in self._citations]
+            self._write(("\n" if self._wrote_text else "") + "Sources:\n" + "\n".join(lines) + "\n")
+        for note in status_notes(final, self.glyphs, interrupted=interrupted, error=error):
+            self._err.print(note)
+        footer = footer_line(final, self.clock.total(), self.glyphs)
+        if footer is not None:
+            self._err.print(footer)
+        self.stdout.flush()
+
+    # --- internals --------------------------------------------------------------------------
+
+    def _update(self, response: Response, *, final: bool) -> None:
+        now = self.clock.now()
+        ctx = RenderContext.for_response(
+            response, glyphs=self.glyphs, clock=self.clock, numbering=self._numbering,
+            final=True, show_reasoning=self.show_reasoning,
+        )  # fmt: skip
+        count = len(response.output)
+        for index, item in enumerate(response.output):
+            key = item_key(item, index)
+            done = final or settled(item, index, count, ctx)
+            self.clock.observe(key, done, now)
+            if is_message(item):
+                self._text(index, item, done)
+            elif done and key not in self._settled:
+                self._settled.add(key)
+                self._status(item, key, ctx)
+            elif not done and key not in self._announced:
+                self._announced.add(key)
+                ctx.final = False
+                self._status(item, key, ctx)
+                ctx.final = True
+        self.stdout.flush()
+
+    def _status(self, item: object, key: str, ctx: RenderContext) -> None:
+        entry = self.registry.lookup(item)
+        for renderable in entry.render(item, key, ctx):
+            self._err.print(renderable)
+
+    def _text(self, index: int, message: Message, done: bool) -> None:
+        state = self._messages.setdefault(index, _Progress())
+        if state.done:
+            return
+        text = message.text
+        end = len(text)
+        if not done:
+            partial = PARTIAL_MARKER_RE.search(text, max(0, end - 12))
+            if partial is not None:
+                end = partial.start()
+        if end > state.printed:
+            if state.printed == 0 and self._wrote_text:
+                self._write("\n" if self._at_line_start else "\n\n")
+            own_end = len(text) + 1 if done else end
+            block = Block(state.printed, end, state.printed, own_end)
+            chunk = state.cites.cite(text, block, positioned_annotations(message), self._numbering)
+            self._write(sanitize(chunk))
+            self._wrote_text = True
+            state.printed = end
+        if done:
+            state.done = True
+            if message.refusal:
+                self._err.print(f"{self.glyphs.failed} refused: {sanitize(message.refusal)}")
+
+    def _write(self, text: str) -> None:
+        if text:
+            self.stdout.write(text)
+            self._at_line_start = text.endswith("\n")

@@ -1,0 +1,301 @@
+"""The rich renderer: streams snapshots to a terminal without quadratic cost.
+
+Items are *committed* in output order: an item is printed once to the scrollback as soon as it is
+settled and everything before it is. A message is committed block by block while it streams.
+The live region (a transient rich ``Live`` with ``auto_refresh=False``) holds only what is still
+changing -- the unfinished block, running tool calls, a reasoning tail -- cropped to the terminal
+height. All screen writes happen on *ticks*, at most ``max_fps`` per second by the injected
+clock. ``finish`` prints what is left, the Sources list and status notes, so the scrollback ends
+up equal to :meth:`RichRenderer.render_static` of the final snapshot.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.text import Text
+
+from forge_cli.protocol.guards import is_message
+from forge_cli.protocol.items import Message
+from forge_cli.protocol.response import Response
+from forge_cli.render.blocks import Block, BlockSplitter
+from forge_cli.render.citations import (
+    Citation,
+    CitationNumbering,
+    MessageCitations,
+    positioned_annotations,
+)
+from forge_cli.render.context import RenderContext, item_key
+from forge_cli.render.events import as_event_dict, notice_for
+from forge_cli.render.glyphs import ASCII, UNICODE
+from forge_cli.render.items import ITEM_RENDERERS, ItemRegistry, markdown_block, refusal_line
+from forge_cli.render.live import LiveView, tail_lines
+from forge_cli.render.settle import settled
+from forge_cli.render.summary import Layout, footer_line, sources_block, status_notes
+from forge_cli.render.timing import Clock, ItemClock
+
+__all__ = ["RichRenderer"]
+
+
+class _MessageStream:
+    """Commit state of the message being streamed into the scrollback."""
+
+    __slots__ = ("cites", "splitter")
+
+    def __init__(self) -> None:
+        self.splitter = BlockSplitter()
+        self.cites = MessageCitations()
+
+    def commit(self, message: Message, numbering: CitationNumbering, final: bool) -> list[str]:
+        text = message.text
+        blocks = self.splitter.finish(text) if final else self.splitter.feed(text)
+        if not blocks:
+            return []
+        annotations = positioned_annotations(message)
+        return [self.cites.cite(text, block, annotations, numbering) for block in blocks]
+
+    def tail(self, message: Message, numbering: CitationNumbering, keep: int) -> str:
+        text = message.text
+        start = self.splitter.pending_start
+        if start >= len(text):
+            return ""
+        cut = tail_lines(text, start, keep)
+        prefix = ""
+        if cut > start:
+            first = text[start : text.find("\n", start)]
+            prefix = first + "\n" if first.lstrip().startswith(("```", "~~~")) else ""
+        cites = MessageCitations()
+        cites.marker_mode = self.cites.marker_mode
+        block = Block(cut, len(text), cut, len(text) + 1)
+        return prefix + cites.cite(text, block, positioned_annotations(message), numbering)
+
+
+class _Live(Live):
+    """A ``Live`` whose next print shows the renderable just set.
+
+    Printing while live redraws the region from what the last ``refresh`` saw; setting the
+    renderable here too lets one print both commit to the scrollback and redraw the new region
+    (one screen write per tick instead of two).
+    """
+
+    def update(self, renderable: RenderableType, *, refresh: bool = False) -> None:
+        super().update(renderable, refresh=refresh)
+        self._live_render.set_renderable(self.renderable)
+
+
+class RichRenderer:
+    """Draws snapshots on a rich console. Create one per answer."""
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        ascii: bool = False,
+        show_reasoning: bool = False,
+        clock: Clock = time.monotonic,
+        max_fps: float = 15.0,
+        registry: ItemRegistry = ITEM_RENDERERS,
+    ) -> None:
+        self.console = console
+        self.glyphs = ASCII if ascii else UNICODE
+        self.show_reasoning = show_reasoning
+        self.clock = ItemClock(clock)
+        self.registry = registry
+        self.redraws = 0
+        self._interval = 1.0 / max_fps
+        self._last_tick: float | None = None
+        self._numbering = CitationNumbering()
+        self._layout = Layout()
+        self._committed = 0
+        self._stream: _MessageStream | None = None
+        self._pending: list[RenderableType] = []
+        self._live: _Live | None = None
+        self._last: Response | None = None
+        self._citations: list[Citation] | None = None
+        self._finished = False
+
+    # --- the Renderer API -------------------------------------------------------------------
+
+    @property
+    def citations(self) -> list[Citation]:
+        """The numbered sources (complete after :meth:`finish`)."""
+        if self._citations is not None:
+            return list(self._citations)
+        return self._numbering.citations()
+
+    def on_snapshot(self, response: Response) -> None:
+        """Take the next snapshot; commit what settled; redraw if the throttle allows."""
+        if self._finished:
+            return
+        now = self.clock.now()
+        self._last = response
+        ctx = self._context(response, final=True)
+        count = len(response.output)
+        for index, item in enumerate(response.output):
+            self.clock.observe(item_key(item, index), settled(item, index, count, ctx), now)
+        self._advance(response, ctx, final=False)
+        if self._last_tick is None or now - self._last_tick >= self._interval:
+            self._tick(response, now)
+
+    def on_event(self, event: Mapping[str, Any] | object) -> None:
+        """An agent-loop event: news (blocked, limits, errors, messages) becomes a notice line."""
+        if self._finished:
+            return
+        notice = notice_for(as_event_dict(event), self.glyphs)
+        if notice is not None:
+            self._pending.extend(self._layout.place("status", [notice]))
+            self._tick(self._last, self.clock.now())
+
+    def finish(
+        self,
+        response: Response | None = None,
+        *,
+        interrupted: bool = False,
+        error: BaseException | str | None = None,
+    ) -> None:
+        """Print everything left, the Sources list and status notes; stop the live region."""
+        if self._finished:
+            return
+        self._finished = True
+        final = response if response is not None else self._last
+        self.clock.close(self.clock.now())
+        if final is not None:
+            self._advance(final, self._context(final, final=True), final=True)
+        self._pending.extend(self._closing(final, self._numbering, interrupted, error))
+        if self._live is not None:
+            self._live.update(Text(""))
+            self._live.stop()
+            self._live = None
+        self._flush()
+
+    # --- one-shot rendering -----------------------------------------------------------------
+
+    def render_static(
+        self,
+        response: Response,
+        *,
+        interrupted: bool = False,
+        error: BaseException | str | None = None,
+    ) -> list[RenderableType]:
+        """The whole final snapshot at once (what streaming must end up equal to)."""
+        numbering = CitationNumbering()
+        layout = Layout()
+        ctx = self._context(response, final=True, numbering=numbering)
+        out: list[RenderableType] = []
+        for index, item in enumerate(response.output):
+            entry = self.registry.lookup(item)
+            out.extend(layout.place(entry.kind, entry.render(item, item_key(item, index), ctx)))
+        out.extend(self._closing(response, numbering, interrupted, error, layout))
+        return out
+
+    # --- internals --------------------------------------------------------------------------
+
+    def _context(
+        self, response: Response, *, final: bool, numbering: CitationNumbering | None = None
+    ) -> RenderContext:
+        return RenderContext.for_response(
+            response,
+            glyphs=self.glyphs,
+            clock=self.clock,
+            numbering=numbering if numbering is not None else self._numbering,
+            final=final,
+            show_reasoning=self.show_reasoning,
+        )
+
+    def _advance(self, response: Response, ctx: RenderContext, *, final: bool) -> None:
+        """Commit, in order, every item (or message block) that has settled."""
+        output = response.output
+        while self._committed < len(output):
+            index = self._committed
+            item = output[index]
+            done = final or settled(item, index, len(output), ctx)
+            if is_message(item):
+                self._stream = self._stream or _MessageStream()
+                blocks = self._stream.commit(item, self._numbering, done)
+                units: list[RenderableType] = [markdown_block(block) for block in blocks]
+                if done and item.refusal:
+                    units.append(refusal_line(item.refusal, ctx))
+                self._pending.extend(self._layout.place("prose", units))
+            elif done:
+                entry = self.registry.lookup(item)
+                key = item_key(item, index)
+                self._pending.extend(self._layout.place(entry.kind, entry.render(item, key, ctx)))
+            if not done:
+                return
+            self._committed += 1
+            self._stream = None
+
+    def _closing(
+        self,
+        response: Response | None,
+        numbering: CitationNumbering,
+        interrupted: bool,
+        error: BaseException | str | None,
+        layout: Layout | None = None,
+    ) -> list[RenderableType]:
+        layout = layout or self._layout
+        out: list[RenderableType] = []
+        citations = numbering.finalize(response) if response is not None else []
+        if layout is self._layout:
+            self._citations = citations
+        sources = sources_block(citations, self.glyphs)
+        if sources is not None:
+            out.extend(layout.place("prose", [sources]))
+        notes: list[RenderableType] = [
+            *status_notes(response, self.glyphs, interrupted=interrupted, error=error)
+        ]
+        footer = footer_line(response, self.clock.total(), self.glyphs)
+        if footer is not None:
+            notes.append(footer)
+        if notes:
+            out.extend(layout.place("prose", [Group(*notes)]))
+        return out
+
+    def _live_view(self, response: Response | None) -> LiveView:
+        if response is None:
+            return LiveView([])
+        ctx = self._context(response, final=False, numbering=self._numbering.copy())
+        layout = Layout()
+        layout.last = self._layout.last
+        keep = max(4, self.console.height)
+        parts: list[RenderableType] = []
+        for index in range(self._committed, len(response.output)):
+            item = response.output[index]
+            if is_message(item) and index == self._committed and self._stream is not None:
+                tail = self._stream.tail(item, ctx.numbering, keep)
+                units: list[RenderableType] = [markdown_block(tail)] if tail.strip() else []
+                parts.extend(layout.place("prose", units))
+                continue
+            entry = self.registry.lookup(item)
+            rendered = entry.render(item, item_key(item, index), ctx)
+            parts.extend(layout.place(entry.kind, rendered))
+        return LiveView(parts)
+
+    def _tick(self, response: Response | None, now: float) -> None:
+        """One screen update: print newly committed units, redraw the live region."""
+        self._last_tick = now
+        self.redraws += 1
+        if self._live is None:
+            self._live = _Live(
+                console=self.console,
+                auto_refresh=False,
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+                vertical_overflow="visible",
+            )
+            self._live.start()
+        self._live.update(self._live_view(response))
+        if self._pending:
+            self._flush()
+        else:
+            self._live.refresh()
+
+    def _flush(self) -> None:
+        if self._pending:
+            pending, self._pending = self._pending, []
+            self.console.print(Group(*pending))

@@ -1,0 +1,129 @@
+"""What follows the answer: the Sources list, status notes (interrupted, failed, incomplete),
+the usage footer, and the blank-line layout shared by streaming and one-shot rendering."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from forge_cli.errors import ForgeError
+from forge_cli.protocol.response import Response
+from forge_cli.render.citations import Citation
+from forge_cli.render.glyphs import Glyphs
+from forge_cli.render.items.registry import Kind
+from forge_cli.render.sanitize import sanitize_inline
+from forge_cli.render.timing import format_elapsed
+
+__all__ = [
+    "Layout",
+    "error_text",
+    "footer_line",
+    "source_label",
+    "sources_block",
+    "status_notes",
+]
+
+
+class Layout:
+    """Blank lines between prose units (message blocks, reasoning, sources) and around groups of
+    status lines; none inside a group of tool lines."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last: Kind | None = None
+
+    def place(self, kind: Kind, renderables: Sequence[RenderableType]) -> list[RenderableType]:
+        """``renderables`` with the blank lines they need before them."""
+        out: list[RenderableType] = []
+        if not renderables:
+            return out
+        if kind == "prose":
+            for renderable in renderables:
+                if self.last is not None:
+                    out.append(Text(""))
+                out.append(renderable)
+                self.last = "prose"
+            return out
+        if self.last == "prose":
+            out.append(Text(""))
+        out.extend(renderables)
+        self.last = "status"
+        return out
+
+
+def source_label(citation: Citation, glyphs: Glyphs) -> str:
+    """``q3-report.pdf, p. 2`` / ``Title — example.com`` (already sanitised)."""
+    if citation.url:
+        domain = citation.domain or citation.url
+        if citation.title:
+            dash = " - " if glyphs.ascii_only else " — "
+            return sanitize_inline(f"{citation.title}{dash}{domain}")
+        return sanitize_inline(citation.url)
+    name = citation.filename or citation.file_id
+    if name:
+        page = f", p. {citation.page}" if citation.page is not None else ""
+        return sanitize_inline(f"{name}{page}")
+    return "(source not described by the server)"
+
+
+def sources_block(citations: Sequence[Citation], glyphs: Glyphs) -> Text | None:
+    """The numbered Sources list under an answer."""
+    if not citations:
+        return None
+    text = Text("Sources", style="bold")
+    for citation in citations:
+        text.append("\n")
+        text.append(f"[{citation.n}] ", style="cyan")
+        text.append(source_label(citation, glyphs))
+    return text
+
+
+def error_text(error: BaseException | str | None) -> str | None:
+    """One line for an error (our errors print their ``one_line()``)."""
+    if error is None:
+        return None
+    if isinstance(error, ForgeError):
+        return sanitize_inline(error.one_line())
+    if isinstance(error, BaseException):
+        return sanitize_inline(str(error) or type(error).__name__)
+    return sanitize_inline(error)
+
+
+def status_notes(
+    response: Response | None,
+    glyphs: Glyphs,
+    *,
+    interrupted: bool,
+    error: BaseException | str | None,
+) -> list[Text]:
+    """Lines saying the answer was interrupted, failed, or is incomplete."""
+    notes: list[Text] = []
+    if interrupted:
+        notes.append(Text(glyphs.interrupted, style="yellow bold"))
+    message = error_text(error)
+    if message is None and response is not None and response.error is not None:
+        message = sanitize_inline(response.error.message or response.error.code or "failed")
+    if message is None and response is not None and response.status == "failed":
+        message = "the response failed"
+    if message is not None:
+        notes.append(Text(f"{glyphs.failed} error: {message}", style="red"))
+    if response is not None and response.status == "incomplete":
+        reason = (response.incomplete_details or {}).get("reason")
+        detail = f": {sanitize_inline(str(reason))}" if reason else ""
+        notes.append(Text(f"{glyphs.incomplete} incomplete{detail}", style="yellow"))
+    return notes
+
+
+def footer_line(response: Response | None, total: float, glyphs: Glyphs) -> Text | None:
+    """``↑ 120 ↓ 45 tokens · 3.2s`` when the server reported usage."""
+    if response is None or response.usage is None:
+        return None
+    usage = response.usage
+    if glyphs.ascii_only:
+        counts = f"in {usage.input_tokens} / out {usage.output_tokens} tokens"
+    else:
+        counts = f"↑ {usage.input_tokens} ↓ {usage.output_tokens} tokens"
+    return Text(f"{counts}{glyphs.sep}{format_elapsed(total)}", style="dim")

@@ -1,0 +1,161 @@
+"""JSON/JSONL documents validate against the checked-in schema; plain mode streams suffixes;
+the mode/console factory follows TTY, --plain, NO_COLOR and TERM=dumb."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from referencing import Registry, Resource
+from tests_render_helpers import (  # type: ignore[import-not-found]
+    FakeClock,
+    fixture_id,
+    snapshots,
+    stream_fixtures,
+)
+
+import forge_cli.render as render
+from forge_cli.render import choose_mode, load_schema, make_renderer
+
+SCHEMA = load_schema()
+DOC = jsonschema.Draft202012Validator(SCHEMA)
+EVENT = jsonschema.Draft202012Validator(
+    {"$ref": SCHEMA["$id"] + "#/$defs/event"},
+    registry=Registry().with_resource(SCHEMA["$id"], Resource.from_contents(SCHEMA)),
+)
+
+
+def _run(mode: str, path: Path) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    renderer = make_renderer(mode, stdout=out, stderr=err, clock=FakeClock())  # type: ignore[arg-type]
+    seen, final = snapshots(path)
+    for snap in seen:
+        renderer.on_snapshot(snap)
+    renderer.on_event({"type": "tool_call.blocked", "name": "x"})
+    renderer.finish(final)
+    return out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("path", stream_fixtures(), ids=fixture_id)
+def test_json_document_validates(path: Path) -> None:
+    out, _ = _run("json", path)
+    doc = json.loads(out)
+    DOC.validate(doc)
+    _, final = snapshots(path)
+    assert doc["text"] == final.output_text
+    assert doc["id"] == final.id
+
+
+@pytest.mark.parametrize("path", stream_fixtures(), ids=fixture_id)
+def test_jsonl_lines_validate_and_end_with_the_document(path: Path) -> None:
+    out, _ = _run("jsonl", path)
+    lines = [json.loads(line) for line in out.splitlines()]
+    for line in lines:
+        EVENT.validate(line)
+    assert lines[0]["type"] == "response.started"
+    assert lines[-1]["type"] == "answer"
+    assert "agent.tool_call.blocked" in [line["type"] for line in lines]
+    deltas = "".join(line["payload"]["delta"] for line in lines if line["type"] == "text.delta")
+    if not any(line["type"] == "text.replaced" for line in lines):
+        assert deltas == lines[-1]["payload"]["text"]
+
+
+@pytest.mark.parametrize("path", stream_fixtures(), ids=fixture_id)
+def test_plain_mode_has_no_escape_codes_and_prints_the_answer(path: Path) -> None:
+    out, err = _run("plain", path)
+    assert "\x1b" not in out
+    assert "\x1b" not in err
+    _, final = snapshots(path)
+    first_words = final.output_text.split("⟦")[0][:20]
+    assert first_words in out
+
+
+def test_plain_prints_only_new_suffixes() -> None:
+    from forge_cli.protocol import Message, OutputText, Response
+
+    out = io.StringIO()
+    renderer = make_renderer("plain", stdout=out, stderr=io.StringIO(), clock=FakeClock())
+    for text in ["Hel", "Hello wor", "Hello world⟦", "Hello world⟦⟦1⟧⟧ end"]:
+        msg = Message(id="m", status="in_progress", content=[OutputText(text=text)])
+        renderer.on_snapshot(Response(id="r", output=[msg]))
+    assert out.getvalue() == "Hello world[1] end"
+    renderer.finish()
+    assert out.getvalue().endswith("Sources:\n[1] (source not described by the server)\n")
+
+
+def test_function_call_document_has_arguments_and_result() -> None:
+    from forge_cli.protocol import FunctionCall, FunctionCallOutput, Response
+
+    response = Response(
+        id="r",
+        status="completed",
+        output=[
+            FunctionCall(
+                id="fc", call_id="c", name="add", arguments='{"a": 1}', status="completed"
+            ),
+            FunctionCallOutput(call_id="c", output="2"),
+        ],
+    )
+    out = io.StringIO()
+    renderer = make_renderer("json", stdout=out, stderr=io.StringIO(), clock=FakeClock())
+    renderer.finish(response)
+    doc = json.loads(out.getvalue())
+    DOC.validate(doc)
+    assert doc["items"] == [
+        {
+            "type": "function_call",
+            "id": "fc",
+            "status": "completed",
+            "elapsed_s": doc["items"][0]["elapsed_s"],
+            "name": "add",
+            "call_id": "c",
+            "arguments": {"a": 1},
+            "result": {"output": "2", "is_error": False},
+        }
+    ]
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("stream", "flags", "env", "expected"),
+    [
+        (_Tty(), {}, {}, "rich"),
+        (io.StringIO(), {}, {}, "plain"),
+        (_Tty(), {"plain": True}, {}, "plain"),
+        (_Tty(), {}, {"NO_COLOR": "1"}, "plain"),
+        (_Tty(), {}, {"TERM": "dumb"}, "plain"),
+        (_Tty(), {"json": True}, {"NO_COLOR": "1"}, "json"),
+        (io.StringIO(), {"jsonl": True}, {}, "jsonl"),
+    ],
+)
+def test_choose_mode(
+    stream: io.StringIO, flags: dict[str, bool], env: dict[str, str], expected: str
+) -> None:
+    assert choose_mode(stream, env=env, **flags) == expected
+
+
+def test_unknown_mode_is_a_usage_error() -> None:
+    from forge_cli.errors import UsageError
+
+    with pytest.raises(UsageError):
+        make_renderer("html", stdout=io.StringIO(), stderr=io.StringIO())  # type: ignore[arg-type]
+
+
+def test_public_surface() -> None:
+    for name in render.__all__:
+        assert getattr(render, name) is not None
+    with pytest.raises(AttributeError):
+        render.nope  # noqa: B018
+
+
+def test_event_schema_checks_the_answer_payload() -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        EVENT.validate({"type": "answer", "payload": {"schema": "forge.answer/v1"}})
+    EVENT.validate({"type": "text.delta", "payload": {"index": 0, "delta": "x"}})
