@@ -1,1 +1,33 @@
-"""forge_cli.repl."""
+"""The chat REPL: an injectable session, slash commands, completion and the prompt.
+
+Importing this package does not import prompt-toolkit; :mod:`forge_cli.repl.prompt` does.
+"""
+
+from __future__ import annotations
+
+from forge_cli.repl.commands import REGISTRY, Command, CommandRegistry, CommandResult, command
+from forge_cli.repl.knowledge import DocumentInfo, KnowledgePort, SearchHit, VectorStoreInfo
+from forge_cli.repl.session import IDLE_INTERRUPT_HINT, ChatSession, LineReader
+from forge_cli.repl.turn import Responder, backend_responder
+from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory, clean_text
+
+__all__ = [
+    "IDLE_INTERRUPT_HINT",
+    "REGISTRY",
+    "ChatSession",
+    "Command",
+    "CommandRegistry",
+    "CommandResult",
+    "DocumentInfo",
+    "KnowledgePort",
+    "LineReader",
+    "PlainTurnView",
+    "Responder",
+    "SearchHit",
+    "TurnView",
+    "VectorStoreInfo",
+    "ViewFactory",
+    "backend_responder",
+    "clean_text",
+    "command",
+]

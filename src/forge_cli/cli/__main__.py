@@ -1,0 +1,7 @@
+"""``python -m forge_cli.cli`` runs the ``forge`` command."""
+
+from __future__ import annotations
+
+from forge_cli.cli.main import main
+
+main()

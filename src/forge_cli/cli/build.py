@@ -1,0 +1,153 @@
+"""Build the objects a run needs from its Settings: backend, responder, view, stores.
+
+Everything heavy is imported inside these functions, never at module import, so commands that
+do not talk to a backend stay fast. Pieces built by other packages are looked up by name so a
+missing piece gives a one-line error instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+from forge_cli.backends.base import Backend
+from forge_cli.config import Settings, conversations_dir
+from forge_cli.conversations import ConversationStore
+from forge_cli.errors import ConfigError, ForgeError
+from forge_cli.repl.turn import Responder, backend_responder
+from forge_cli.repl.view import ViewFactory
+
+__all__ = [
+    "DEFAULT_BASE_URLS",
+    "build_backend",
+    "build_responder",
+    "build_store",
+    "build_view_factory",
+    "default_model",
+    "stores_responses",
+]
+
+DEFAULT_BASE_URLS = {"responses": "http://localhost:9999/v1", "chat": "http://localhost:11434/v1"}
+"""Used when a profile names an API kind but no URL (a local Knowledge Forge server, Ollama)."""
+
+
+def _lookup(module: str, name: str, what: str) -> Any:
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        raise ForgeError(f"{what} is not available in this build of forge") from None
+
+
+def _api_key_env(settings: Settings) -> str | None:
+    if settings.api_key_env:
+        return settings.api_key_env
+    return "OPENAI_API_KEY" if settings.api == "chat" else "FORGE_API_KEY"
+
+
+def build_backend(settings: Settings) -> Backend:
+    """The backend the settings ask for (or the test hook's scripted backend)."""
+    script = os.environ.get("FORGE_TEST_BACKEND")
+    if script:
+        from forge_cli.cli.testhook import load_test_backend
+
+        return load_test_backend(script)
+    if settings.api == "local":
+        local = _lookup("forge_cli.backends.local", "LocalBackend", "the local engine")
+        return local()  # type: ignore[no-any-return]
+    base_url = settings.base_url or DEFAULT_BASE_URLS[settings.api]
+    key_env = _api_key_env(settings)
+    backend: Backend
+    if settings.api == "responses":
+        cls = _lookup("forge_cli.backends.responses_http", "ResponsesBackend", "responses API")
+        backend = cls(
+            base_url, api_key=settings.api_key, api_key_env=key_env, read_timeout=settings.timeout
+        )
+    else:
+        cls = _lookup("forge_cli.backends.chat_completions", "ChatCompletionsBackend", "chat API")
+        backend = cls(base_url, api_key=settings.api_key, api_key_env=key_env)
+    return backend
+
+
+def stores_responses(backend: Backend) -> bool:
+    """Whether follow-ups may use ``previous_response_id`` (else the history is resent)."""
+    return bool(getattr(backend, "stores_responses", False))
+
+
+def default_model(settings: Settings) -> str:
+    """The model to request when none is set (the local engine picks its own)."""
+    if settings.model:
+        return settings.model
+    if settings.api in ("chat",):
+        raise ConfigError(
+            "no model set for the chat API", hint="use --model, FORGE_MODEL or a profile"
+        )
+    return ""
+
+
+def _needs_agent(settings: Settings) -> bool:
+    return settings.api == "chat" or bool(settings.functions)
+
+
+def build_responder(settings: Settings, backend: Backend, *, interactive: bool) -> Responder:
+    """What answers a request: the plain backend, or the agent loop for client-side tools."""
+    if not _needs_agent(settings):
+        return backend_responder(backend)
+    import sys
+
+    from forge_cli.repl.turn import agent_responder
+    from forge_cli.tools.approval import TerminalApprover
+
+    store = None
+    if settings.api == "chat":
+
+        def store() -> Any:
+            from forge_cli.knowledge import KnowledgeStore, default_store_path
+
+            return KnowledgeStore(default_store_path())
+
+    return agent_responder(
+        backend,
+        functions=[settings.functions] if settings.functions else [],
+        max_iterations=settings.max_iterations,
+        assume_yes=settings.yes,
+        approver=TerminalApprover(sys.stdin, sys.stderr) if interactive else None,
+        knowledge_store=store,
+    )
+
+
+def build_view_factory(
+    settings: Settings, *, mode: str | None = None, stream: bool = True, one_shot: bool = False
+) -> ViewFactory:
+    """The terminal view of a turn: the render layer's renderer for the chosen mode."""
+    import sys
+
+    from forge_cli.render import choose_mode
+    from forge_cli.repl.view import RendererView
+
+    chosen = choose_mode(
+        sys.stdout, json=mode == "json", jsonl=mode == "jsonl", plain=mode == "plain"
+    )
+
+    def make() -> RendererView:
+        def renderer() -> Any:
+            from forge_cli.render import make_renderer
+
+            return make_renderer(
+                chosen,
+                stdout=sys.stdout,
+                stderr=sys.stderr,
+                ascii=settings.ascii,
+                show_reasoning=settings.reasoning,
+            )
+
+        # A one-shot run prints its error once, as the CLI line; JSON keeps it in the document.
+        report = not one_shot or chosen in ("json", "jsonl")
+        return RendererView(renderer, stream=stream, report_errors=report)
+
+    return make
+
+
+def build_store() -> ConversationStore:
+    """The saved-conversations directory of this user."""
+    return ConversationStore(conversations_dir())

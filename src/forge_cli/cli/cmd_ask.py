@@ -1,0 +1,82 @@
+"""``forge ask``: one question, one answer, then exit (pipeline friendly)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+import click
+
+from forge_cli.cli.build import (
+    build_backend,
+    build_responder,
+    build_view_factory,
+    default_model,
+)
+from forge_cli.cli.cmd_chat import new_conversation
+from forge_cli.cli.main import EXIT_CODES_EPILOG
+from forge_cli.cli.options import settings_from_options, shared_options
+from forge_cli.config import Settings
+from forge_cli.conversations import build_request
+from forge_cli.errors import ForgeError, ToolIterationLimitError, UsageError
+from forge_cli.protocol.response import Response
+from forge_cli.repl.view import TurnView
+
+__all__ = ["ask", "read_question"]
+
+
+def read_question(question: str | None, stdin: Any) -> str:
+    """The question: the argument, or stdin when the argument is ``-`` or absent and piped."""
+    if question == "-" or (question is None and not stdin.isatty()):
+        text = str(stdin.read()).strip()
+    else:
+        text = (question or "").strip()
+    if not text:
+        raise UsageError("no question given", hint='forge ask "QUESTION" or pipe it on stdin')
+    return text
+
+
+async def _answer(settings: Settings, text: str, view: TurnView) -> None:
+    backend = build_backend(settings)
+    try:
+        responder = build_responder(settings, backend, interactive=False)
+        conversation = new_conversation(settings)
+        request = build_request(
+            conversation, text, stores_responses=False, model=default_model(settings)
+        )
+        last: Response | None = None
+        try:
+            async for update in responder(request):
+                if isinstance(update, Response):
+                    last = update
+                    view.update(update)
+                else:
+                    view.event(update)
+        except ToolIterationLimitError as exc:
+            view.finish(last, status="incomplete", error=exc.one_line())
+            raise
+        except ForgeError as exc:
+            view.finish(last, status="failed", error=exc.one_line())
+            raise
+        except asyncio.CancelledError:
+            view.finish(last, status="interrupted", error=None)
+            raise
+        view.finish(last, status="completed", error=None)
+    finally:
+        await backend.aclose()
+
+
+@click.command(epilog=EXIT_CODES_EPILOG)
+@shared_options
+@click.argument("question", required=False)
+@click.option("--json", "mode", flag_value="json", help="One JSON document at the end.")
+@click.option("--jsonl", "mode", flag_value="jsonl", help="One JSON line per event.")
+@click.option("--plain", "mode", flag_value="plain", help="Plain text, no styling.")
+@click.option("--no-stream", is_flag=True, help="Print the answer only when it is complete.")
+def ask(question: str | None, mode: str | None, no_stream: bool, **options: Any) -> None:
+    """Ask QUESTION (or read it from stdin with - or a pipe) and print the answer."""
+    settings = settings_from_options(options)
+    text = read_question(question, sys.stdin)
+    view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)()
+    asyncio.run(_answer(settings, text, view))

@@ -1,0 +1,119 @@
+"""``forge chat``: the interactive REPL over a new or resumed conversation."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import Any
+
+import click
+
+from forge_cli.cli.build import (
+    build_backend,
+    build_responder,
+    build_store,
+    build_view_factory,
+    default_model,
+    stores_responses,
+)
+from forge_cli.cli.knowledge import KnowledgeAdapter, build_knowledge_client
+from forge_cli.cli.main import EXIT_CODES_EPILOG
+from forge_cli.cli.options import settings_from_options, shared_options
+from forge_cli.config import Settings, history_path
+from forge_cli.conversations import Conversation, ConversationStore, SessionSettings
+from forge_cli.conversations.model import strip_credentials
+from forge_cli.errors import UsageError
+
+__all__ = ["chat", "new_conversation"]
+
+
+def new_conversation(settings: Settings) -> Conversation:
+    """A fresh conversation whose settings come from the resolved run settings."""
+    return Conversation(
+        api=settings.api,
+        base_url=strip_credentials(settings.base_url),
+        settings=SessionSettings(
+            model=settings.model,
+            effort=settings.effort,
+            tools=list(settings.tools),
+            vector_stores=list(settings.vector_stores),
+            instructions=settings.instructions,
+            reasoning=settings.reasoning,
+            max_iterations=settings.max_iterations,
+        ),
+    )
+
+
+def _pick(store: ConversationStore, resume: str | None, cont: bool, settings: Settings) -> Any:
+    if resume and cont:
+        raise UsageError("use either --resume ID or --continue, not both")
+    if resume:
+        return store.load(resume)
+    if cont:
+        latest = store.list().conversations
+        if not latest:
+            raise UsageError("no saved conversation to continue")
+        return latest[0]
+    return new_conversation(settings)
+
+
+def _edit(initial: str) -> str:
+    return click.edit(initial, extension=".md") or ""
+
+
+async def _run(settings: Settings, conversation: Conversation, store: ConversationStore) -> None:
+    from forge_cli.repl.session import ChatSession
+
+    backend = build_backend(settings)
+    interactive = sys.stdin.isatty()
+    knowledge = None
+    refresh: asyncio.Task[None] | None = None
+    if settings.api != "chat" and not os.environ.get("FORGE_TEST_BACKEND"):
+        knowledge = KnowledgeAdapter(lambda: build_knowledge_client(settings))
+    try:
+        session = ChatSession(
+            conversation,
+            build_responder(settings, backend, interactive=interactive),
+            out=sys.stdout,
+            err=sys.stderr,
+            store=store,
+            view_factory=build_view_factory(settings),
+            stores_responses=stores_responses(backend),
+            default_model=default_model(settings),
+            debug=settings.debug,
+            editor=_edit,
+            knowledge=knowledge,
+        )
+        if interactive:
+            from forge_cli.repl.prompt import PromptReader
+
+            reader: Any = PromptReader(history_path())
+            refresh = asyncio.create_task(session.refresh_vector_stores())
+        else:
+            from forge_cli.repl.prompt import StreamReader
+
+            reader = StreamReader(sys.stdin)
+        resumed = f", {len(conversation.turns)} turns" if conversation.turns else ""
+        session.say(f"forge chat · {conversation.id}{resumed} · /help for commands, Ctrl+D quits")
+        await session.run(reader)
+        if session.conversation.turns:
+            session.say(f"Saved. Resume with: forge chat --resume {session.conversation.id}")
+    finally:
+        if refresh is not None:
+            refresh.cancel()
+        await backend.aclose()
+        if knowledge is not None:
+            await knowledge.aclose()
+
+
+@click.command(epilog=EXIT_CODES_EPILOG)
+@shared_options
+@click.option("--resume", "-r", metavar="ID", help="Resume a saved conversation.")
+@click.option("--continue", "-c", "cont", is_flag=True, help="Resume the latest conversation.")
+def chat(resume: str | None, cont: bool, **options: Any) -> None:
+    """Chat in the terminal. Conversations are saved after every turn."""
+    settings = settings_from_options(options)
+    store = build_store()
+    conversation = _pick(store, resume, cont, settings)
+    asyncio.run(_run(settings, conversation, store))

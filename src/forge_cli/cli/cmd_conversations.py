@@ -1,0 +1,80 @@
+"""``forge conversations``: list, show, export and delete saved conversations."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from forge_cli.cli.build import build_store
+from forge_cli.conversations import to_json, to_markdown
+
+__all__ = ["conversations"]
+
+
+@click.group()
+def conversations() -> None:
+    """Saved conversations (in the data directory; FORGE_DATA_DIR overrides it)."""
+
+
+@conversations.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON lines.")
+def list_cmd(as_json: bool) -> None:
+    """List saved conversations, newest first. Unreadable files are reported and skipped."""
+    listing = build_store().list()
+    for conv in listing.conversations:
+        if as_json:
+            click.echo(_summary_json(conv))
+            continue
+        stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(conv.updated_at))
+        click.echo(f"{conv.id}  {stamp}  {len(conv.turns):>3} turns  {conv.title}")
+    for problem in listing.problems:
+        click.echo(f"forge: warning: {problem}", err=True)
+
+
+def _summary_json(conv: object) -> str:
+    import json
+
+    from forge_cli.conversations import Conversation
+
+    assert isinstance(conv, Conversation)
+    return json.dumps(
+        {"id": conv.id, "name": conv.name, "updated_at": conv.updated_at, "turns": len(conv.turns)}
+    )
+
+
+@conversations.command("show")
+@click.argument("ref")
+def show_cmd(ref: str) -> None:
+    """Print a conversation as Markdown."""
+    click.echo(to_markdown(build_store().load(ref)), nl=False)
+
+
+@conversations.command("export")
+@click.argument("ref")
+@click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="File.")
+def export_cmd(ref: str, fmt: str, output: Path | None) -> None:
+    """Export a conversation as Markdown (with sources) or JSON."""
+    conv = build_store().load(ref)
+    text = to_markdown(conv) if fmt == "md" else to_json(conv)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"Exported {conv.id} to {output}", err=True)
+
+
+@conversations.command("delete")
+@click.argument("ref")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+def delete_cmd(ref: str, yes: bool) -> None:
+    """Delete a saved conversation."""
+    store = build_store()
+    conv = store.load(ref)
+    if not yes and not click.confirm(f"Delete {conv.id} ({conv.title})?", err=True):
+        raise click.Abort
+    store.delete(conv.id)
+    click.echo(f"Deleted {conv.id}", err=True)

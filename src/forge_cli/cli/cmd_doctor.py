@@ -1,0 +1,104 @@
+"""``forge doctor``: check config, backend reachability, auth and the store, each with a fix."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from forge_cli.cli.options import settings_from_options, shared_options
+from forge_cli.config import Settings, config_path
+from forge_cli.errors import AuthError, ForgeError
+
+__all__ = ["Check", "doctor"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one check."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def _auth(settings: Settings) -> Check:
+    if settings.api == "local":
+        return Check("auth", True, "the local engine needs no key")
+    env = settings.api_key_env or ("OPENAI_API_KEY" if settings.api == "chat" else "FORGE_API_KEY")
+    if settings.api_key:
+        return Check("auth", True, "a stored key is configured (not shown)")
+    if os.environ.get(env):
+        return Check("auth", True, f"key found in ${env}")
+    return Check(
+        "auth",
+        True,
+        f"no key in ${env} (fine for servers without auth)",
+        f"export {env}=... or `forge config set api_key`",
+    )
+
+
+async def _backend(settings: Settings) -> Check:
+    from forge_cli.cli.build import build_backend
+
+    try:
+        backend = build_backend(settings)
+    except ForgeError as exc:
+        return Check("backend", False, exc.one_line(), "check --api/--base-url or the profile")
+    try:
+        lister: Any = getattr(backend, "list_models", None)
+        if lister is None:
+            return Check("backend", True, f"{backend.name} backend ready")
+        found = await lister()
+        return Check("backend", True, f"{backend.name} reachable, {len(found)} models")
+    except AuthError as exc:
+        return Check("backend", False, exc.one_line(), f"set ${exc.env_var or 'the key'}")
+    except ForgeError as exc:
+        return Check("backend", False, exc.one_line(), "is the server running? check --base-url")
+    finally:
+        await backend.aclose()
+
+
+async def _store(settings: Settings) -> Check:
+    if settings.api == "chat":
+        return Check("store", True, "the chat API has no document store")
+    from forge_cli.cli.knowledge import build_knowledge_client
+
+    try:
+        client = build_knowledge_client(settings)
+        try:
+            stores = await client.list_vector_stores()
+        finally:
+            await client.aclose()
+    except ForgeError as exc:
+        return Check("store", False, exc.one_line(), "see `forge vs list --debug`")
+    return Check("store", True, f"{len(stores)} vector stores")
+
+
+async def _run_checks(settings: Settings) -> list[Check]:
+    return [_auth(settings), await _backend(settings), await _store(settings)]
+
+
+@click.command()
+@shared_options
+def doctor(**options: Any) -> None:
+    """Check the configuration, the backend, authentication and the document store."""
+    checks: list[Check]
+    try:
+        settings = settings_from_options(options)
+    except ForgeError as exc:
+        checks = [Check("config", False, exc.one_line(), f"edit {config_path()}")]
+    else:
+        where = f"profile {settings.profile}, api {settings.api}"
+        checks = [Check("config", True, f"{config_path()} ({where})")]
+        checks += asyncio.run(_run_checks(settings))
+    for check in checks:
+        mark = "ok  " if check.ok else "FAIL"
+        fix = f"\n      fix: {check.fix}" if check.fix and not check.ok else ""
+        click.echo(f"{mark}  {check.name:<8} {check.detail}{fix}")
+    if not all(check.ok for check in checks):
+        raise SystemExit(1)

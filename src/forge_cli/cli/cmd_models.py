@@ -1,0 +1,34 @@
+"""``forge models``: the models the configured backend offers."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import click
+
+from forge_cli.cli.build import build_backend
+from forge_cli.cli.options import settings_from_options, shared_options
+from forge_cli.errors import UsageError
+
+__all__ = ["models"]
+
+
+@click.command()
+@shared_options
+def models(**options: Any) -> None:
+    """List the models the backend offers."""
+    settings = settings_from_options(options)
+
+    async def work() -> list[str]:
+        backend = build_backend(settings)
+        try:
+            lister = getattr(backend, "list_models", None)
+            if lister is None:
+                raise UsageError(f"the {backend.name} backend cannot list models")
+            return list(await lister())
+        finally:
+            await backend.aclose()
+
+    for name in asyncio.run(work()):
+        click.echo(name)

@@ -1,0 +1,150 @@
+"""The ``forge`` entry point: a lazy click group and the one place errors become exit codes.
+
+Kept minimal on purpose: ``forge --version`` and ``forge --help`` import only click and this
+module. Each sub-command lives in its own module, imported when it is invoked (``LazyGroup``);
+its one-line help is listed here so ``--help`` needs no import.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from forge_cli.__about__ import __version__
+from forge_cli.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_RUNTIME,
+    EXIT_USAGE,
+    ForgeError,
+)
+
+__all__ = ["EXIT_CODES_EPILOG", "LazyGroup", "cli", "main"]
+
+EXIT_CODES_EPILOG = """\b
+Exit codes:
+  0    success
+  1    backend or runtime error
+  2    usage error (bad flag, argument or config)
+  3    tool-iteration limit reached
+  130  interrupted (Ctrl+C)
+
+Shell completion: eval "$(_FORGE_COMPLETE=bash_source forge)"  (zsh_source, fish_source)
+"""
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "chat": ("forge_cli.cli.cmd_chat:chat", "Chat in the terminal (the default command)."),
+    "ask": ("forge_cli.cli.cmd_ask:ask", "Ask one question and print the answer."),
+    "conversations": (
+        "forge_cli.cli.cmd_conversations:conversations",
+        "List, show, export or delete saved conversations.",
+    ),
+    "config": ("forge_cli.cli.cmd_config:config", "Show or change the configuration."),
+    "models": ("forge_cli.cli.cmd_models:models", "List the models the backend offers."),
+    "doctor": ("forge_cli.cli.cmd_doctor:doctor", "Check config, backend, auth and store."),
+    "serve": ("forge_cli.cli.cmd_serve:serve", "Run the local engine as an HTTP server."),
+    "vs": ("forge_cli.cli.cmd_knowledge:vs", "Manage vector stores."),
+    "files": ("forge_cli.cli.cmd_knowledge:files", "Manage uploaded files."),
+    "eval": ("forge_cli.cli.eval_cmd:eval_command", "Score answers over a dataset of questions."),
+}
+"""Sub-command name → (``module:attribute``, one-line help)."""
+
+
+class LazyGroup(click.Group):
+    """A group whose sub-commands are imported only when used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target[0].split(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{target[0]} is not a click command")
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, help_text) for name, (_, help_text) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(
+    cls=LazyGroup,
+    invoke_without_command=True,
+    epilog=EXIT_CODES_EPILOG,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.version_option(__version__, "-V", "--version", prog_name="forge")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Forge: chat with your documents from the terminal.
+
+    Without a command, starts `forge chat`.
+    """
+    if ctx.invoked_subcommand is None:
+        chat = LazyGroup.get_command(cli, ctx, "chat")
+        assert chat is not None
+        ctx.invoke(chat)
+
+
+def _debug_requested(args: Sequence[str]) -> bool:
+    return "--debug" in args or os.environ.get("FORGE_DEBUG", "").lower() in ("1", "true", "yes")
+
+
+def _fail(message: str, code: int) -> int:
+    text = " ".join(str(message).split())
+    sys.stderr.write(f"forge: error: {text}\n")
+    return code
+
+
+def run(args: Sequence[str]) -> int:
+    """Run the CLI on ``args``; returns the exit code (every error printed as one line)."""
+    debug = _debug_requested(args)
+    try:
+        result: Any = cli.main(args=list(args), prog_name="forge", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.Abort:
+        return _fail("interrupted", EXIT_INTERRUPTED)
+    except click.ClickException as exc:
+        return _fail(exc.format_message(), exc.exit_code or EXIT_USAGE)
+    except ForgeError as exc:
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        return _fail(exc.one_line(), exc.exit_code)
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_INTERRUPTED)
+    except Exception as exc:
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        hint = "" if debug else " (run with --debug for a traceback)"
+        return _fail(f"internal error: {type(exc).__name__}: {exc}{hint}", EXIT_RUNTIME)
+    return result if isinstance(result, int) else 0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point."""
+    code = run(sys.argv[1:] if argv is None else argv)
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        # The reader went away (``forge ask ... | head``): not an error worth a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

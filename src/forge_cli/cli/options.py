@@ -1,0 +1,78 @@
+"""Options shared by ``forge chat`` and ``forge ask``, and turning them into Settings.
+
+Every option defaults to ``None`` (not given), so the precedence flags > env > profile > defaults
+is decided in one place: :func:`forge_cli.config.resolve_settings`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from forge_cli.config import API_KINDS, EFFORTS, TOOL_NAMES, ConfigFile, Settings, resolve_settings
+
+__all__ = ["SETTING_OPTIONS", "settings_from_options", "shared_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+SETTING_OPTIONS = (
+    "api",
+    "base_url",
+    "api_key_env",
+    "model",
+    "effort",
+    "tools",
+    "vector_stores",
+    "instructions",
+    "max_iterations",
+    "functions",
+    "yes",
+    "debug",
+    "ascii",
+)
+"""Option names that map one-to-one onto settings keys."""
+
+
+def shared_options(func: F) -> F:
+    """Add the shared options to a command."""
+    decorators = [
+        click.option("--profile", metavar="NAME", help="Config profile to use."),
+        click.option("--api", type=click.Choice(API_KINDS), help="Backend kind."),
+        click.option("--base-url", metavar="URL", help="Server URL (responses/chat)."),
+        click.option("--api-key-env", metavar="NAME", help="Env var that holds the API key."),
+        click.option("--model", "-m", metavar="NAME", help="Model name."),
+        click.option("--effort", type=click.Choice(EFFORTS), help="Reasoning effort."),
+        click.option(
+            "--tool",
+            "-t",
+            "tools",
+            multiple=True,
+            type=click.Choice(TOOL_NAMES),
+            help="Enable a tool (repeatable).",
+        ),
+        click.option("--vs", "vector_stores", multiple=True, metavar="ID", help="Vector store."),
+        click.option("--instructions", metavar="TEXT", help="System instructions."),
+        click.option("--max-iterations", type=click.IntRange(min=1), help="Tool-loop limit."),
+        click.option(
+            "--functions",
+            type=click.Path(exists=True, dir_okay=False),
+            help="Python file defining tools the model may call.",
+        ),
+        click.option("--yes", "-y", is_flag=True, default=None, help="Approve tool calls."),
+        click.option("--debug", is_flag=True, default=None, help="Tracebacks and request logs."),
+        click.option("--ascii", is_flag=True, default=None, help="ASCII-only output glyphs."),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def settings_from_options(options: dict[str, Any]) -> Settings:
+    """Resolve the run's settings from the given options, the environment and the config file."""
+    flags = {key: options.get(key) for key in SETTING_OPTIONS}
+    return resolve_settings(
+        flags, env=os.environ, config=ConfigFile.load(), profile=options.get("profile")
+    )

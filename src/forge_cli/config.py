@@ -1,1 +1,0 @@
-"""Settings, profiles and paths (filled in by the CLI work)."""

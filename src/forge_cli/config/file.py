@@ -1,0 +1,143 @@
+"""The TOML config file: read with :mod:`tomllib`, written atomically with mode 0600.
+
+Layout::
+
+    default_profile = "default"      # optional: the profile used without --profile
+
+    [profiles.default]               # the local engine unless told otherwise
+    api = "local"
+
+    [profiles.kf]
+    api = "responses"
+    base_url = "http://localhost:9999"
+
+Unknown top-level keys, unknown settings and bad values are reported as one-line
+:class:`~forge_cli.errors.ConfigError` naming the file and the profile.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from forge_cli.config.paths import config_path
+from forge_cli.config.settings import KEYS, SECRET_KEYS, parse_value
+from forge_cli.config.toml_write import dumps
+from forge_cli.errors import ConfigError
+
+__all__ = ["ConfigFile", "atomic_write_private"]
+
+_TOP_LEVEL = ("default_profile", "profiles")
+
+
+def atomic_write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temp file + ``os.replace``), mode 0600."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass
+class ConfigFile:
+    """The parsed config file. ``profiles`` maps profile names to checked settings."""
+
+    path: Path
+    default_profile: str | None = None
+    profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> ConfigFile:
+        """Read and check the file; a missing file is an empty config."""
+        path = path or config_path()
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls(path=path)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+        return cls._from_raw(path, raw)
+
+    @classmethod
+    def _from_raw(cls, path: Path, raw: dict[str, Any]) -> ConfigFile:
+        for key in raw:
+            if key not in _TOP_LEVEL:
+                raise ConfigError(
+                    f"unknown key {key!r} in config file {path}",
+                    hint="settings go under [profiles.NAME]",
+                )
+        default = raw.get("default_profile")
+        if default is not None and not isinstance(default, str):
+            raise ConfigError(f"default_profile in {path} must be a string")
+        profiles_raw = raw.get("profiles", {})
+        if not isinstance(profiles_raw, dict):
+            raise ConfigError(f"'profiles' in {path} must be a table")
+        profiles: dict[str, dict[str, Any]] = {}
+        for name, table in profiles_raw.items():
+            if not isinstance(table, dict):
+                raise ConfigError(f"profile {name!r} in {path} must be a table")
+            source = f"profile {name!r} of {path}"
+            profiles[name] = {k: parse_value(k, v, source=source) for k, v in table.items()}
+        return cls(path=path, default_profile=default, profiles=profiles)
+
+    def profile(self, name: str) -> dict[str, Any]:
+        """The settings of profile ``name``; ``default`` may be absent, others may not."""
+        if name in self.profiles:
+            return dict(self.profiles[name])
+        if name == "default":
+            return {}
+        known = ", ".join(sorted(self.profiles)) or "none defined"
+        raise ConfigError(f"unknown profile {name!r}", hint=f"profiles: {known}")
+
+    def set(self, key: str, raw: Any, *, profile: str) -> Any:
+        """Check and set ``key`` in ``profile`` (created if needed); returns the stored value."""
+        if key == "default_profile":
+            self.default_profile = str(raw)
+            return self.default_profile
+        value = parse_value(key, raw, source=f"profile {profile!r}")
+        self.profiles.setdefault(profile, {})[key] = value
+        return value
+
+    def unset(self, key: str, *, profile: str) -> bool:
+        """Remove ``key`` from ``profile``; returns whether it was set."""
+        if key == "default_profile":
+            was = self.default_profile is not None
+            self.default_profile = None
+            return was
+        if key not in KEYS:
+            raise ConfigError(f"unknown setting {key!r}")
+        return self.profiles.get(profile, {}).pop(key, None) is not None
+
+    def to_document(self, *, include_secrets: bool) -> dict[str, Any]:
+        """The file's content as a TOML-ready dict (secrets dropped unless asked for)."""
+        doc: dict[str, Any] = {}
+        if self.default_profile:
+            doc["default_profile"] = self.default_profile
+        profiles: dict[str, Any] = {}
+        for name, table in self.profiles.items():
+            profiles[name] = {
+                key: list(value) if isinstance(value, tuple) else value
+                for key, value in table.items()
+                if include_secrets or key not in SECRET_KEYS
+            }
+        if profiles:
+            doc["profiles"] = profiles
+        return doc
+
+    def save(self) -> None:
+        """Write the file atomically with mode 0600 (it may hold an API key)."""
+        atomic_write_private(self.path, dumps(self.to_document(include_secrets=True)))

@@ -1,0 +1,212 @@
+"""The settings of one run and the schema of every key: type, check, environment variable.
+
+:class:`Settings` is a frozen value built by :func:`forge_cli.config.resolve.resolve_settings`
+from flags, environment, profile and defaults. It never prints the stored API key: the key is
+kept out of ``repr`` and out of :meth:`Settings.public_dict`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal
+
+from forge_cli.errors import ConfigError
+
+__all__ = [
+    "API_KINDS",
+    "EFFORTS",
+    "KEYS",
+    "SECRET_KEYS",
+    "TOOL_NAMES",
+    "ApiKind",
+    "KeySpec",
+    "Settings",
+    "parse_value",
+]
+
+ApiKind = Literal["local", "responses", "chat"]
+API_KINDS: tuple[str, ...] = ("local", "responses", "chat")
+EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "dev")
+TOOL_NAMES: tuple[str, ...] = (
+    "file-search",
+    "web-search",
+    "list-documents",
+    "file-reader",
+    "page-reader",
+    "code-interpreter",
+)
+"""The hosted tools a request can enable, by their CLI names."""
+
+SECRET_KEYS = frozenset({"api_key"})
+"""Keys whose value is a secret: never echoed, exported, logged or copied into conversations."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a chat or ask run needs to know before it starts."""
+
+    profile: str = "default"
+    api: ApiKind = "local"
+    base_url: str | None = None
+    api_key_env: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    model: str | None = None
+    effort: str | None = None
+    tools: tuple[str, ...] = ()
+    vector_stores: tuple[str, ...] = ()
+    instructions: str | None = None
+    max_iterations: int = 5
+    functions: str | None = None
+    yes: bool = False
+    reasoning: bool = True
+    debug: bool = False
+    ascii: bool = False
+    timeout: float = 60.0
+
+    def with_(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` applied."""
+        return replace(self, **changes)
+
+    def public_dict(self) -> dict[str, Any]:
+        """Every setting as plain data, with secrets replaced by ``"(set)"`` or left out."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in SECRET_KEYS:
+                if value:
+                    out[f.name] = "(set)"
+                continue
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+
+# --- value checks ------------------------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("expected a non-empty string")
+    return value.strip()
+
+
+def _choice(choices: tuple[str, ...]) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        text = _text(value).lower()
+        if text not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}")
+        return text
+
+    return check
+
+
+def _url(value: Any) -> str:
+    text = _text(value)
+    if not text.startswith(("http://", "https://")):
+        raise ValueError("expected an http:// or https:// URL")
+    return text.rstrip("/")
+
+
+def _env_name(value: Any) -> str:
+    text = _text(value)
+    if not text.replace("_", "").isalnum() or text[0].isdigit():
+        raise ValueError("expected an environment variable name like OPENAI_API_KEY")
+    return text
+
+
+def _positive_int(value: Any) -> int:
+    if isinstance(value, bool):
+        raise ValueError("expected a positive integer")
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ValueError("expected a positive integer") from None
+    if number < 1 or str(value).strip() not in (str(number), f"+{number}"):
+        raise ValueError("expected a positive integer")
+    return number
+
+
+def _positive_float(value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError("expected a positive number")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError("expected a positive number") from None
+    if not number > 0:
+        raise ValueError("expected a positive number")
+    return number
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError("expected true or false")
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list | tuple):
+        raise ValueError("expected a list of names")
+    return tuple(dict.fromkeys(_text(item) for item in items if str(item).strip()))
+
+
+def _tools(value: Any) -> tuple[str, ...]:
+    names = tuple(name.lower().replace("_", "-") for name in _names(value))
+    unknown = [name for name in names if name not in TOOL_NAMES]
+    if unknown:
+        raise ValueError(f"unknown tool {unknown[0]!r}; known: {', '.join(TOOL_NAMES)}")
+    return names
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One setting: how to check a raw value and which environment variable sets it."""
+
+    name: str
+    check: Callable[[Any], Any]
+    env: str | None
+    help: str
+
+
+KEYS: dict[str, KeySpec] = {
+    spec.name: spec
+    for spec in (
+        KeySpec("api", _choice(API_KINDS), "FORGE_API", "backend kind: local, responses or chat"),
+        KeySpec("base_url", _url, "FORGE_BASE_URL", "server URL for responses/chat"),
+        KeySpec("api_key_env", _env_name, "FORGE_API_KEY_ENV", "env var holding the API key"),
+        KeySpec("api_key", _text, None, "stored API key (set with `forge config set-key`)"),
+        KeySpec("model", _text, "FORGE_MODEL", "model name"),
+        KeySpec("effort", _choice(EFFORTS), "FORGE_EFFORT", "reasoning effort"),
+        KeySpec("tools", _tools, "FORGE_TOOLS", "tools enabled by default (comma list)"),
+        KeySpec("vector_stores", _names, "FORGE_VS", "vector store ids (comma list)"),
+        KeySpec("instructions", _text, "FORGE_INSTRUCTIONS", "system instructions"),
+        KeySpec("max_iterations", _positive_int, "FORGE_MAX_ITERATIONS", "tool-loop limit"),
+        KeySpec("functions", _text, "FORGE_FUNCTIONS", "Python file with user tools"),
+        KeySpec("yes", _bool, "FORGE_YES", "approve tool calls without asking"),
+        KeySpec("reasoning", _bool, "FORGE_REASONING", "show the model's reasoning"),
+        KeySpec("debug", _bool, "FORGE_DEBUG", "tracebacks and request logs"),
+        KeySpec("ascii", _bool, "FORGE_ASCII", "ASCII-only glyphs"),
+        KeySpec("timeout", _positive_float, "FORGE_TIMEOUT", "request timeout in seconds"),
+    )
+}
+"""Every key a profile, the environment or ``forge config set`` may set."""
+
+
+def parse_value(key: str, raw: Any, *, source: str) -> Any:
+    """``raw`` checked and converted for ``key``; a bad key or value is a one-line ConfigError."""
+    spec = KEYS.get(key)
+    if spec is None:
+        raise ConfigError(
+            f"unknown setting {key!r} in {source}",
+            hint=f"known settings: {', '.join(sorted(KEYS))}",
+        )
+    try:
+        return spec.check(raw)
+    except ValueError as exc:
+        raise ConfigError(f"bad value for {key} in {source}: {exc}") from None

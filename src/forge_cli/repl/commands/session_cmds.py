@@ -1,0 +1,120 @@
+"""Slash commands about the session itself: help, exit, clear, new, status, history, retry, edit."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from forge_cli.conversations.export import sources_of
+from forge_cli.errors import UsageError
+from forge_cli.repl.commands.registry import REGISTRY, CommandResult, command
+
+if TYPE_CHECKING:
+    from forge_cli.repl.session import ChatSession
+
+ON_OFF = ("on", "off")
+
+
+def on_off(args: list[str], what: str) -> bool:
+    """``on`` → True, ``off`` → False; anything else is a usage error."""
+    if len(args) != 1 or args[0].lower() not in ON_OFF:
+        raise UsageError(f"usage: /{what} on|off")
+    return args[0].lower() == "on"
+
+
+@command("help", "Show the commands", aliases=("?",))
+async def help_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    width = max(len(cmd.usage) for cmd in REGISTRY)
+    lines = ["Commands (//text sends a message starting with /):"]
+    for cmd in REGISTRY:
+        alias = f"  (also {', '.join('/' + a for a in cmd.aliases)})" if cmd.aliases else ""
+        lines.append(f"  {cmd.usage.ljust(width)}  {cmd.summary}{alias}")
+    lines.append("Keys: Alt+Enter new line · Ctrl+C cancel answer · Ctrl+D quit")
+    return CommandResult(message="\n".join(lines))
+
+
+@command("exit", "Leave the chat (it is saved)", aliases=("quit", "q"))
+async def exit_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    return CommandResult(exit=True)
+
+
+@command("clear", "Forget the history of this chat, keep its settings")
+async def clear_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    session.conversation.turns.clear()
+    session.save()
+    return CommandResult(message="History cleared.")
+
+
+@command("new", "Start a new conversation with the same settings")
+async def new_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    session.save()
+    session.replace_conversation(session.conversation.fresh_copy())
+    return CommandResult(message=f"New conversation {session.conversation.id}.")
+
+
+@command("status", "Show backend, model, tools, vector stores and tokens")
+async def status_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    conv, settings = session.conversation, session.settings
+    lines = [
+        f"conversation  {conv.id}{f' ({conv.name})' if conv.name else ''}",
+        f"backend       {conv.api or '?'}{f' {conv.base_url}' if conv.base_url else ''}",
+        f"model         {settings.model or session.default_model or 'default'}",
+        f"effort        {settings.effort or 'default'}",
+        f"tools         {', '.join(settings.tools) or 'none'}",
+        f"vector stores {', '.join(settings.vector_stores) or 'none'}",
+        f"reasoning     {'shown' if settings.reasoning else 'hidden'}",
+        f"turns         {len(conv.turns)}",
+        f"tokens used   {conv.tokens_used}",
+    ]
+    return CommandResult(message="\n".join(lines))
+
+
+@command("debug", "Turn debug output on or off", usage="/debug on|off", arguments=ON_OFF)
+async def debug_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    session.debug = on_off(args, "debug")
+    return CommandResult(message=f"Debug {'on' if session.debug else 'off'}.")
+
+
+@command("history", "Show the last N exchanges (default 10)", usage="/history [N]")
+async def history_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    try:
+        count = int(args[0]) if args else 10
+    except ValueError:
+        raise UsageError("usage: /history [N]") from None
+    turns = session.conversation.turns[-count:] if count > 0 else []
+    if not turns:
+        return CommandResult(message="No history yet.")
+    lines: list[str] = []
+    for turn in turns:
+        answer = " ".join(turn.text.split())
+        mark = "" if turn.status == "completed" else f" [{turn.status}]"
+        lines.append(f"you> {' '.join(turn.user.split())[:200]}")
+        lines.append(f"ai>  {answer[:200]}{mark}")
+    return CommandResult(message="\n".join(lines))
+
+
+@command("sources", "Show the sources of the last answer")
+async def sources_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    last = session.last_response
+    sources = sources_of(last) if last is not None else []
+    if not sources:
+        return CommandResult(message="The last answer cited no sources.")
+    return CommandResult(message="\n".join(f"[{n}] {label}" for n, label in sources))
+
+
+@command("retry", "Ask the last question again")
+async def retry_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    turns = session.conversation.turns
+    if not turns:
+        raise UsageError("nothing to retry yet")
+    last = turns.pop()
+    return CommandResult(send=last.user)
+
+
+@command("edit", "Write the next message in $EDITOR")
+async def edit_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    if session.editor is None:
+        raise UsageError("no editor available here", hint="set $EDITOR")
+    text = session.editor(" ".join(args)).strip()
+    if not text:
+        return CommandResult(message="Empty message; nothing sent.")
+    return CommandResult(send=text)

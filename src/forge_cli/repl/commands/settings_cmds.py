@@ -1,0 +1,114 @@
+"""Slash commands that change what the next request asks for (the conversation's settings)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from forge_cli.config.settings import EFFORTS, TOOL_NAMES
+from forge_cli.errors import UsageError
+from forge_cli.repl.commands.registry import CommandResult, command
+from forge_cli.repl.commands.session_cmds import ON_OFF, on_off
+
+if TYPE_CHECKING:
+    from forge_cli.repl.session import ChatSession
+
+
+def _tool_list(session: ChatSession) -> str:
+    enabled = session.settings.tools
+    return "\n".join(f"  [{'x' if name in enabled else ' '}] {name}" for name in TOOL_NAMES)
+
+
+@command("tools", "List tools and whether each is on")
+async def tools_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    return CommandResult(message="Tools:\n" + _tool_list(session))
+
+
+@command("tool", "Turn a tool on or off", usage="/tool on|off NAME", arguments=("on", "off"))
+async def tool_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    if len(args) != 2:
+        raise UsageError("usage: /tool on|off NAME", hint=f"tools: {', '.join(TOOL_NAMES)}")
+    enable = on_off(args[:1], "tool")
+    name = args[1].lower().replace("_", "-")
+    if name not in TOOL_NAMES:
+        raise UsageError(f"unknown tool {name!r}", hint=f"tools: {', '.join(TOOL_NAMES)}")
+    tools = [t for t in session.settings.tools if t != name]
+    if enable:
+        tools.append(name)
+    session.settings.tools = tools
+    return CommandResult(message=f"{name} {'on' if enable else 'off'}.")
+
+
+async def _vs_list(session: ChatSession) -> str:
+    active = session.settings.vector_stores
+    lines = [f"Active: {', '.join(active) or 'none'}"]
+    if session.knowledge is not None:
+        stores = await session.knowledge.list_vector_stores()
+        session.vector_store_cache = [store.id for store in stores]
+        for store in stores:
+            mark = "*" if store.id in active else " "
+            count = f" ({store.file_count} files)" if store.file_count is not None else ""
+            lines.append(f" {mark} {store.id}  {store.name}{count}")
+    return "\n".join(lines)
+
+
+@command(
+    "vs",
+    "Vector stores: list, add, remove, clear, use",
+    usage="/vs list|add|remove|clear|use [ID...]",
+    arguments=("list", "add", "remove", "clear", "use"),
+)
+async def vs_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    action, ids = (args[0].lower(), args[1:]) if args else ("list", [])
+    current = list(session.settings.vector_stores)
+    if action == "list":
+        return CommandResult(message=await _vs_list(session))
+    if action == "clear":
+        current = []
+    elif action in ("add", "use") and ids:
+        current = ids if action == "use" else current + [i for i in ids if i not in current]
+    elif action == "remove" and ids:
+        current = [i for i in current if i not in ids]
+    else:
+        raise UsageError("usage: /vs list|add|remove|clear|use [ID...]")
+    session.settings.vector_stores = current
+    if current and "file-search" not in session.settings.tools:
+        session.settings.tools = [*session.settings.tools, "file-search"]
+    return CommandResult(message=f"Vector stores: {', '.join(current) or 'none'}.")
+
+
+@command("model", "Show or set the model", usage="/model [NAME]")
+async def model_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    if args:
+        session.settings.model = args[0]
+    shown = session.settings.model or session.default_model or "default"
+    return CommandResult(message=f"Model: {shown}.")
+
+
+@command("effort", "Show or set the reasoning effort", usage="/effort [LEVEL]", arguments=EFFORTS)
+async def effort_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    if args:
+        level = args[0].lower()
+        if level not in EFFORTS:
+            raise UsageError(f"unknown effort {level!r}", hint=f"one of {', '.join(EFFORTS)}")
+        session.settings.effort = level
+    return CommandResult(message=f"Effort: {session.settings.effort or 'default'}.")
+
+
+@command(
+    "instructions", "Show, set or clear (with -) the instructions", usage="/instructions [TEXT]"
+)
+async def instructions_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    if args:
+        text = " ".join(args)
+        session.settings.instructions = None if text == "-" else text
+    return CommandResult(message=f"Instructions: {session.settings.instructions or '(none)'}")
+
+
+@command(
+    "reasoning", "Show or hide the model's reasoning", usage="/reasoning on|off", arguments=ON_OFF
+)
+async def reasoning_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    session.settings.reasoning = on_off(args, "reasoning")
+    return CommandResult(
+        message=f"Reasoning {'shown' if session.settings.reasoning else 'hidden'}."
+    )

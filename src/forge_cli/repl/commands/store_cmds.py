@@ -1,0 +1,71 @@
+"""Slash commands over saved conversations: save, load, list, export."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from forge_cli.conversations.export import to_json, to_markdown
+from forge_cli.conversations.store import ConversationStore
+from forge_cli.errors import UsageError
+from forge_cli.repl.commands.registry import CommandResult, command
+
+if TYPE_CHECKING:
+    from forge_cli.repl.session import ChatSession
+
+
+def _store(session: ChatSession) -> ConversationStore:
+    if session.store is None:
+        raise UsageError("conversations are not being saved in this session")
+    return session.store
+
+
+@command("save", "Save the conversation, optionally naming it", usage="/save [NAME]")
+async def save_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    store = _store(session)
+    if args:
+        session.conversation.name = " ".join(args)
+    path = store.save(session.conversation)
+    return CommandResult(message=f"Saved {session.conversation.id} to {path}")
+
+
+@command("load", "Load a saved conversation by id or name", usage="/load ID")
+async def load_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    if len(args) != 1:
+        raise UsageError("usage: /load ID")
+    store = _store(session)
+    loaded = store.load(args[0])
+    session.save()
+    session.replace_conversation(loaded)
+    return CommandResult(message=f"Loaded {loaded.id}: {loaded.title} ({len(loaded.turns)} turns)")
+
+
+@command("conversations", "List saved conversations")
+async def conversations_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    listing = _store(session).list()
+    lines = [
+        f"  {conv.id}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(conv.updated_at))}  "
+        f"{len(conv.turns):>3} turns  {conv.title}"
+        for conv in listing.conversations
+    ]
+    lines.extend(f"  ! {problem}" for problem in listing.problems)
+    return CommandResult(message="\n".join(lines) if lines else "No saved conversations.")
+
+
+@command(
+    "export",
+    "Export the conversation as Markdown or JSON",
+    usage="/export md|json PATH",
+    arguments=("md", "json"),
+)
+async def export_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    if len(args) != 2 or args[0] not in ("md", "json"):
+        raise UsageError("usage: /export md|json PATH")
+    text = to_markdown(session.conversation) if args[0] == "md" else to_json(session.conversation)
+    path = Path(args[1]).expanduser()
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return CommandResult(message=f"Exported to {path}")

@@ -1,0 +1,89 @@
+"""The interactive line reader: prompt-toolkit with history, completion, toolbar, multi-line.
+
+Enter sends; Alt+Enter (or Esc then Enter) inserts a new line; pasted text keeps its newlines
+(bracketed paste). The bottom toolbar reads the live conversation settings on every redraw, so it
+can never show stale values.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from forge_cli.repl.completion import ReplCompleter
+
+if TYPE_CHECKING:
+    from forge_cli.repl.session import ChatSession
+
+__all__ = ["PromptReader", "StreamReader", "toolbar_text"]
+
+
+def toolbar_text(session: ChatSession) -> str:
+    """``model · tools · vector stores · tokens`` from the live settings."""
+    settings = session.settings
+    model = settings.model or session.default_model or "default"
+    tools = ",".join(settings.tools) or "no tools"
+    stores = ",".join(settings.vector_stores) or "no vector stores"
+    return f" {model} │ {tools} │ {stores} │ {session.conversation.tokens_used} tokens "
+
+
+def _bindings() -> KeyBindings:
+    keys = KeyBindings()
+
+    @keys.add("enter")
+    def _submit(event: KeyPressEvent) -> None:
+        event.current_buffer.validate_and_handle()
+
+    @keys.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return keys
+
+
+class PromptReader:
+    """Reads messages from a terminal with prompt-toolkit."""
+
+    def __init__(self, history_file: Path | None) -> None:
+        history: History = InMemoryHistory()
+        if history_file is not None:
+            history_file.parent.mkdir(parents=True, exist_ok=True)
+            history = FileHistory(str(history_file))
+        self._history = history
+        self._prompt: PromptSession[str] | None = None
+
+    async def read(self, session: ChatSession) -> str:
+        """The next message; EOFError on Ctrl+D, KeyboardInterrupt on Ctrl+C."""
+        if self._prompt is None:
+            self._prompt = PromptSession(
+                history=self._history,
+                completer=ReplCompleter(session),
+                complete_while_typing=False,
+                key_bindings=_bindings(),
+                multiline=True,
+                bottom_toolbar=lambda: toolbar_text(session),
+            )
+        # handle_sigint=False: the chat session owns SIGINT for its whole run (Ctrl+C at the
+        # prompt is a key press in raw mode anyway).
+        return await self._prompt.prompt_async("forge> ", handle_sigint=False)
+
+
+class StreamReader:
+    """Reads one message per line from a non-terminal input (a pipe or a file)."""
+
+    def __init__(self, stream: object) -> None:
+        self._stream = stream
+
+    async def read(self, session: ChatSession) -> str:
+        """The next line; EOFError at the end of the input."""
+        import asyncio
+
+        readline = getattr(self._stream, "readline")  # noqa: B009
+        line: str = await asyncio.to_thread(readline)
+        if not line:
+            raise EOFError
+        return line.rstrip("\n")

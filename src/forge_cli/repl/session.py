@@ -1,0 +1,251 @@
+"""The chat session: slash commands, turns, cancellation and autosave, with injectable I/O.
+
+:class:`ChatSession` takes its output streams, its responder (what answers) and its view factory
+as parameters, so tests drive it with a scripted responder and a ``StringIO`` (ARCHITECTURE
+§3.13). The conversation it holds is the one source of truth for the session's settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from typing import Protocol, TextIO
+
+from forge_cli.conversations.model import Conversation, SessionSettings, Turn, TurnStatus
+from forge_cli.conversations.requests import build_request
+from forge_cli.conversations.store import ConversationStore
+from forge_cli.errors import ForgeError, ToolIterationLimitError
+from forge_cli.protocol.response import Response
+from forge_cli.repl.commands import REGISTRY, CommandResult
+from forge_cli.repl.knowledge import KnowledgePort
+from forge_cli.repl.turn import Responder
+from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory, clean_text
+
+__all__ = ["IDLE_INTERRUPT_HINT", "ChatSession", "LineReader"]
+
+IDLE_INTERRUPT_HINT = "(Ctrl+C cancels an answer; press Ctrl+D or type /exit to quit)"
+
+
+class LineReader(Protocol):
+    """Reads the next input; raises ``EOFError`` on Ctrl+D, ``KeyboardInterrupt`` on Ctrl+C."""
+
+    async def read(self, session: ChatSession) -> str:
+        """The next line (or multi-line message)."""
+        ...
+
+
+class ChatSession:
+    """One interactive chat over a conversation."""
+
+    def __init__(
+        self,
+        conversation: Conversation,
+        responder: Responder,
+        *,
+        out: TextIO,
+        err: TextIO | None = None,
+        store: ConversationStore | None = None,
+        view_factory: ViewFactory | None = None,
+        knowledge: KnowledgePort | None = None,
+        stores_responses: bool = False,
+        default_model: str = "",
+        debug: bool = False,
+        editor: Callable[[str], str] | None = None,
+    ) -> None:
+        self.conversation = conversation
+        self.responder = responder
+        self.out = out
+        self.err = err or out
+        self.store = store
+        self.view_factory: ViewFactory = view_factory or (lambda: PlainTurnView(out))
+        self.knowledge = knowledge
+        self.stores_responses = stores_responses
+        self.default_model = default_model
+        self.debug = debug
+        self.editor = editor
+        self.vector_store_cache: list[str] = []
+        self._task: asyncio.Task[Response | None] | None = None
+        self._last: Response | None = None
+        self._sigint_owned = False
+
+    # -- state ------------------------------------------------------------------------------
+
+    @property
+    def settings(self) -> SessionSettings:
+        """The live settings: always read through the conversation, never copied."""
+        return self.conversation.settings
+
+    @property
+    def last_response(self) -> Response | None:
+        """The latest answer (this session's, else the conversation's last turn)."""
+        if self._last is not None:
+            return self._last
+        turns = self.conversation.turns
+        return turns[-1].response() if turns else None
+
+    def last_snapshot(self) -> Response | None:
+        """The latest snapshot of the turn that is streaming (or just ended)."""
+        return self._last
+
+    def replace_conversation(self, conversation: Conversation) -> None:
+        """Switch to another conversation (``/new``, ``/load``); settings come with it."""
+        self.conversation = conversation
+        self._last = None
+
+    async def refresh_vector_stores(self) -> None:
+        """Fill the completion cache of vector store ids (failures leave it as it was)."""
+        if self.knowledge is None:
+            return
+        try:
+            stores = await self.knowledge.list_vector_stores()
+        except ForgeError:
+            return
+        self.vector_store_cache = [store.id for store in stores]
+
+    def say(self, text: str) -> None:
+        """Print a line of session output."""
+        self.out.write(clean_text(text) + "\n")
+        self.out.flush()
+
+    def warn(self, text: str) -> None:
+        """Print an error line (the session goes on)."""
+        self.err.write(f"error: {clean_text(text)}\n")
+        self.err.flush()
+
+    def save(self) -> None:
+        """Write the conversation (atomic); empty conversations are not written."""
+        if self.store is not None and self.conversation.turns:
+            self.store.save(self.conversation)
+
+    # -- input ------------------------------------------------------------------------------
+
+    async def handle_line(self, line: str) -> bool:
+        """Handle one input; returns ``False`` when the session should end."""
+        if not line.strip():
+            return True
+        if line.startswith("//"):
+            await self.send(line[1:])
+            return True
+        if line.startswith("/"):
+            result = await self.run_command(line)
+            if result.message:
+                self.say(result.message)
+            if result.send is not None:
+                await self.send(result.send)
+            return not result.exit
+        await self.send(line)
+        return True
+
+    async def run_command(self, line: str) -> CommandResult:
+        """Parse and run a slash command; a failure is printed and becomes an empty result."""
+        try:
+            cmd, args = REGISTRY.parse(line)
+            return await cmd.handler(self, args)
+        except ForgeError as exc:
+            self.warn(exc.one_line())
+        except Exception as exc:  # a command bug must not end the session
+            self.warn(f"/{line[1:].split(' ', 1)[0]} failed: {type(exc).__name__}: {exc}")
+            if self.debug:
+                import traceback
+
+                traceback.print_exc(file=self.err)
+        return CommandResult()
+
+    async def run(self, reader: LineReader) -> None:
+        """The read-eval loop: until Ctrl+D or /exit.
+
+        While the session runs, SIGINT (Ctrl+C outside the prompt) cancels the streaming answer,
+        or does nothing between answers; at the prompt, Ctrl+C is a key and shows a hint.
+        """
+        with _sigint_cancels(self.cancel):
+            self._sigint_owned = True
+            try:
+                await self._loop(reader)
+            finally:
+                self._sigint_owned = False
+        self.save()
+
+    async def _loop(self, reader: LineReader) -> None:
+        while True:
+            try:
+                line = await reader.read(self)
+            except EOFError:
+                break
+            except KeyboardInterrupt:
+                self.say(IDLE_INTERRUPT_HINT)
+                continue
+            if not await self.handle_line(line):
+                break
+
+    # -- turns ------------------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Cancel the answer that is streaming (Ctrl+C); the session goes on."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def _consume(self, text: str, view: TurnView) -> Response | None:
+        request = build_request(
+            self.conversation,
+            text,
+            stores_responses=self.stores_responses,
+            model=self.default_model,
+        )
+        async for update in self.responder(request):
+            if isinstance(update, Response):
+                self._last = update
+                view.update(update)
+            else:
+                view.event(update)
+        return self._last
+
+    async def send(self, text: str) -> Turn:
+        """Send ``text``, show the answer as it streams, record and save the turn."""
+        view = self.view_factory()
+        self._last = None
+        self._task = asyncio.create_task(self._consume(text, view))
+        status: TurnStatus = "completed"
+        error: str | None = None
+        if self._sigint_owned:
+            await asyncio.wait({self._task})
+        else:
+            with _sigint_cancels(self.cancel):
+                await asyncio.wait({self._task})
+        try:
+            self._task.result()
+        except asyncio.CancelledError:
+            status = "interrupted"
+        except ToolIterationLimitError as exc:
+            status, error = "incomplete", exc.one_line()
+        except ForgeError as exc:
+            status, error = "failed", exc.one_line()
+        finally:
+            self._task = None
+        final = self.last_snapshot()
+        if status == "completed" and final is not None and final.status == "incomplete":
+            status = "incomplete"
+        view.finish(final, status=status, error=error)
+        turn = Turn.from_response(text, final, status=status, error=error)
+        self.conversation.add_turn(turn)
+        self.save()
+        return turn
+
+
+@contextlib.contextmanager
+def _sigint_cancels(cancel: Callable[[], None]) -> Iterator[None]:
+    """While streaming, SIGINT cancels the answer instead of ending the program."""
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, cancel)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        if sys.platform != "win32":
+            signal.signal(signal.SIGINT, signal.default_int_handler)

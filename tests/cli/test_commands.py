@@ -1,0 +1,198 @@
+"""The ``forge`` command end to end: exit codes, one-line errors, pipelines, config, storage."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cli.conftest import ANSWER_SCRIPT  # type: ignore[import-not-found]
+from helpers.loopback import LoopbackServer, Reply  # type: ignore[import-not-found]
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def _one_error_line(proc: subprocess.CompletedProcess[str]) -> str:
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("forge: error: ")
+    assert "Traceback" not in proc.stderr
+    return lines[0]
+
+
+def test_version_and_help_list_exit_codes(forge: Run) -> None:
+    version = forge("--version")
+    assert version.returncode == 0
+    assert "forge, version" in version.stdout
+    helped = forge("--help")
+    assert helped.returncode == 0
+    for code in ("0 ", "1 ", "2 ", "3 ", "130"):
+        assert code in helped.stdout
+    assert "_FORGE_COMPLETE" in helped.stdout
+
+
+def test_help_imports_nothing_heavy() -> None:
+    code = (
+        "import sys\nfrom forge_cli.cli.main import run\nrun(['--help'])\n"
+        "heavy = ['rich', 'openai', 'httpx2', 'prompt_toolkit', 'pydantic',\n"
+        "         'forge_cli.backends.local']\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_bad_flag_is_usage_error(forge: Run) -> None:
+    proc = forge("ask", "--tool", "telepathy", "hi")
+    assert proc.returncode == 2
+    assert "telepathy" in _one_error_line(proc)
+
+
+def test_bad_config_is_usage_error(forge: Run, tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text("[profiles.default]\nmodle = 'x'\n")
+    proc = forge("ask", "hi")
+    assert proc.returncode == 2
+    assert "unknown setting 'modle'" in _one_error_line(proc)
+
+
+def test_unreachable_backend_exits_1(forge: Run) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = forge("ask", "--api", "responses", "--base-url", f"http://127.0.0.1:{port}/v1", "hi")
+    assert proc.returncode == 1
+    _one_error_line(proc)
+
+
+def test_401_names_the_key_variable(forge: Run) -> None:
+    with LoopbackServer() as server:
+        server.add(Reply.json(401, {"error": {"message": "bad key"}}))
+        proc = forge(
+            "ask",
+            "--api",
+            "responses",
+            "--base-url",
+            server.base_url,
+            "--api-key-env",
+            "MY_KEY",
+            "hi",
+            env={"MY_KEY": "sk-test-not-real"},
+        )
+    assert proc.returncode == 1
+    line = _one_error_line(proc)
+    assert "MY_KEY" in line
+    assert "sk-test-not-real" not in proc.stderr + proc.stdout
+
+
+def test_iteration_limit_exits_3(forge: Run, script_file: Callable[..., Path]) -> None:
+    script = script_file([{"type": "forge.test.raise", "error": "limit"}])
+    proc = forge("ask", "hi", env={"FORGE_TEST_BACKEND": str(script)})
+    assert proc.returncode == 3
+    assert "limit" in _one_error_line(proc)
+
+
+def test_stdin_question_json_pipeline(forge: Run, script_file: Callable[..., Path]) -> None:
+    script = script_file(ANSWER_SCRIPT)
+    proc = forge(
+        "ask", "-", "--json", input="how do I install?\n", env={"FORGE_TEST_BACKEND": str(script)}
+    )
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(proc.stdout)
+    assert document["text"] == "Run pip install forge."
+    assert document["citations"][0]["filename"] == "install.md"
+    piped = subprocess.run(
+        [sys.executable, "-c", "import json,sys; json.load(sys.stdin)"],
+        input=proc.stdout,
+        text=True,
+        check=False,
+    )
+    assert piped.returncode == 0
+
+
+def test_ask_plain_shows_tool_line_answer_and_sources(
+    forge: Run, script_file: Callable[..., Path]
+) -> None:
+    proc = forge("ask", "how?", env={"FORGE_TEST_BACKEND": str(script_file(ANSWER_SCRIPT))})
+    assert proc.returncode == 0, proc.stderr
+    assert 'File search · completed · "install forge" · 1 result' in proc.stderr
+    assert "Run pip install forge." in proc.stdout
+    assert "[1] install.md" in proc.stdout
+
+
+def test_jsonl_ends_with_the_answer(forge: Run, script_file: Callable[..., Path]) -> None:
+    proc = forge("ask", "x", "--jsonl", env={"FORGE_TEST_BACKEND": str(script_file(ANSWER_SCRIPT))})
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert lines[-1]["type"] == "answer"
+    assert lines[-1]["payload"]["status"] == "completed"
+
+
+def test_no_question_is_usage_error(forge: Run) -> None:
+    proc = forge("ask")
+    assert proc.returncode == 2
+    assert "no question" in _one_error_line(proc)
+
+
+def test_config_set_show_unset_and_secret_refused(forge: Run, tmp_path: Path) -> None:
+    assert forge("config", "set", "model", "m1", "--profile", "kf").returncode == 0
+    assert forge("config", "set", "default_profile", "kf").returncode == 0
+    shown = forge("config", "show")
+    assert "model = 'm1'" in shown.stdout
+    refused = forge("config", "set", "api_key", "sk-on-command-line")
+    assert refused.returncode == 2
+    assert "sk-on-command-line" not in refused.stderr
+    assert forge("config", "unset", "model", "--profile", "kf").returncode == 0
+    assert "model = None" in forge("config", "show").stdout
+    assert forge("config", "path").stdout.strip() == str(tmp_path / "config.toml")
+
+
+def test_conversations_list_skips_corrupt_files(
+    forge: Run, script_file: Callable[..., Path], tmp_path: Path
+) -> None:
+    script = script_file(ANSWER_SCRIPT)
+    chat = forge("chat", input="hello\n", env={"FORGE_TEST_BACKEND": str(script)})
+    assert chat.returncode == 0, chat.stderr
+    conv_dir = tmp_path / "data" / "conversations"
+    (conv_dir / "junk.json").write_text("{not json")
+    listed = forge("conversations", "list")
+    assert listed.returncode == 0
+    assert "1 turns" in listed.stdout
+    assert "skipped junk.json" in listed.stderr
+    conv_id = listed.stdout.split()[0]
+    exported = forge("conversations", "export", conv_id, "--format", "md")
+    assert "1. install.md" in exported.stdout
+    deleted = forge("conversations", "delete", conv_id, "--yes")
+    assert deleted.returncode == 0
+    missing = forge("conversations", "show", conv_id)
+    assert missing.returncode == 1
+    _one_error_line(missing)
+
+
+@pytest.mark.parametrize("args", [["chat", "--resume", "nope"], ["conversations", "show", "x"]])
+def test_unknown_conversation_is_one_line(forge: Run, args: list[str]) -> None:
+    proc = forge(*args)
+    assert proc.returncode == 1
+    assert "no saved conversation" in _one_error_line(proc)
+
+
+def test_doctor_reports_each_failure_with_a_fix(forge: Run) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = forge("doctor", "--api", "responses", "--base-url", f"http://127.0.0.1:{port}/v1")
+    assert proc.returncode == 1
+    assert "ok    config" in proc.stdout
+    assert "FAIL  backend" in proc.stdout
+    assert "fix: is the server running?" in proc.stdout
+
+
+def test_doctor_reports_a_bad_config(forge: Run, tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text("[profiles.default]\napi = 'soap'\n")
+    proc = forge("doctor")
+    assert proc.returncode == 1
+    assert "FAIL  config" in proc.stdout
+    assert "fix: edit" in proc.stdout
