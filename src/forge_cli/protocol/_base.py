@@ -11,11 +11,16 @@ class WireModel(BaseModel):
     """Base of every protocol value.
 
     ``extra="allow"`` keeps fields a server sends that we do not model (they round-trip on dump),
-    so a newer server never loses information on its way through the client.
+    so a newer server never loses information on its way through the client. ``defer_build``
+    postpones building each validator to its first use, which keeps ``forge`` start-up fast.
     """
 
     model_config = ConfigDict(
-        extra="allow", populate_by_name=True, serialize_by_alias=True, validate_default=False
+        extra="allow",
+        populate_by_name=True,
+        serialize_by_alias=True,
+        validate_default=False,
+        defer_build=True,
     )
 
     def to_wire(self) -> dict[str, Any]:

@@ -6,6 +6,7 @@ A known item that fails validation (a required field of the wrong type, say) fal
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -17,9 +18,11 @@ from forge_cli.protocol.tools import Tool, UnknownTool
 
 __all__ = ["parse_annotation", "parse_item", "parse_response", "parse_tool"]
 
-_ITEM: TypeAdapter[OutputItem] = TypeAdapter(OutputItem)
-_ANNOTATION: TypeAdapter[Annotation] = TypeAdapter(Annotation)
-_TOOL: TypeAdapter[Tool] = TypeAdapter(Tool)
+
+@cache
+def _adapters() -> tuple[TypeAdapter[OutputItem], TypeAdapter[Annotation], TypeAdapter[Tool]]:
+    """Built on first use, not at import (start-up time)."""
+    return TypeAdapter(OutputItem), TypeAdapter(Annotation), TypeAdapter(Tool)
 
 
 def _fallback_type(raw: dict[str, Any]) -> str:
@@ -32,7 +35,7 @@ def parse_item(raw: Any) -> OutputItem:
     if not isinstance(raw, dict):
         return UnknownItem(type="invalid", value=raw)
     try:
-        return _ITEM.validate_python(raw)
+        return _adapters()[0].validate_python(raw)
     except ValidationError:
         data = {k: v for k, v in raw.items() if k not in ("id", "status", "type")}
         ident = raw.get("id") if isinstance(raw.get("id"), str) else None
@@ -45,7 +48,7 @@ def parse_annotation(raw: Any) -> Annotation | None:
     if not isinstance(raw, dict):
         return None
     try:
-        return _ANNOTATION.validate_python(raw)
+        return _adapters()[1].validate_python(raw)
     except ValidationError:
         return UnknownAnnotation.model_validate({**raw, "type": _fallback_type(raw)})
 
@@ -55,7 +58,7 @@ def parse_tool(raw: Any) -> Tool:
     if not isinstance(raw, dict):
         return UnknownTool(type="invalid")
     try:
-        return _TOOL.validate_python(raw)
+        return _adapters()[2].validate_python(raw)
     except ValidationError:
         return UnknownTool.model_validate({**raw, "type": _fallback_type(raw)})
 
