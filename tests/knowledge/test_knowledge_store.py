@@ -21,8 +21,8 @@ def test_public_surface_is_pinned() -> None:
             "DocumentHit", "Embedder", "FileCounts", "FileRecord", "FileRejected", "FileText",
             "IngestResult", "IngestStatus", "KnowledgeStore", "Page", "ProgressCallback",
             "SearchHit", "VectorStore", "VectorStoreFile", "build_match_query", "bundled_docs",
-            "chunk_text", "default_store_path", "ensure_seed_store", "extract_text",
-            "parse_filter", "reciprocal_rank_fusion",
+            "chunk_text", "default_store_path", "ensure_seed_store", "expand_paths",
+            "extract_text", "parse_filter", "query_terms", "reciprocal_rank_fusion",
         ]
     )  # fmt: skip
     for name in knowledge.__all__:

@@ -10,7 +10,7 @@ from forge_cli.knowledge.chunking import ChunkSpec, chunk_text
 from forge_cli.knowledge.embedding import Embedder, reciprocal_rank_fusion
 from forge_cli.knowledge.extract import SUPPORTED_EXTENSIONS, FileRejected, extract_text
 from forge_cli.knowledge.filters import parse_filter
-from forge_cli.knowledge.ingest import DEFAULT_MAX_FILE_BYTES
+from forge_cli.knowledge.ingest import DEFAULT_MAX_FILE_BYTES, expand_paths
 from forge_cli.knowledge.migrations import SCHEMA_VERSION
 from forge_cli.knowledge.models import (
     Attributes,
@@ -29,7 +29,7 @@ from forge_cli.knowledge.models import (
     VectorStoreFile,
 )
 from forge_cli.knowledge.paths import DATA_DIR_ENV, default_store_path
-from forge_cli.knowledge.query import build_match_query
+from forge_cli.knowledge.query import build_match_query, query_terms
 from forge_cli.knowledge.seed import SEED_STORE_NAME, bundled_docs, ensure_seed_store
 from forge_cli.knowledge.store import KnowledgeStore
 
@@ -62,7 +62,9 @@ __all__ = [
     "chunk_text",
     "default_store_path",
     "ensure_seed_store",
+    "expand_paths",
     "extract_text",
     "parse_filter",
+    "query_terms",
     "reciprocal_rank_fusion",
 ]

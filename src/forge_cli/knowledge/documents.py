@@ -33,6 +33,7 @@ def list_documents(
     score_threshold: float | None,
     deduplicate: bool,
     embedder: Embedder | None,
+    notes: list[str] | None = None,
 ) -> list[DocumentHit]:
     """Documents in scope; with a query, ranked by their best chunk, else by name (score 1).
 
@@ -50,6 +51,7 @@ def list_documents(
         max_num_results=pool,
         score_threshold=score_threshold,
         embedder=embedder,
+        notes=notes,
     )
     seen: set[str] = set()
     docs: list[DocumentHit] = []

@@ -33,8 +33,10 @@ __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
     "PreparedFile",
     "expand_paths",
+    "index_chunks",
     "insert_prepared",
     "new_id",
+    "next_chunk_id",
     "prepare_file",
     "read_path",
     "validate_attributes",
@@ -153,8 +155,14 @@ def validate_attributes(raw: Mapping[str, object] | None) -> Attributes:
     return result
 
 
-def insert_prepared(conn: sqlite3.Connection, prepared: PreparedFile) -> tuple[str, bool]:
-    """Write a prepared file inside the caller's transaction; returns (file_id, is_duplicate)."""
+def insert_prepared(
+    conn: sqlite3.Connection, prepared: PreparedFile, *, index: bool = True
+) -> tuple[str, bool]:
+    """Write a prepared file inside the caller's transaction; returns (file_id, is_duplicate).
+
+    With ``index=False`` the chunks are not yet in the full-text index: the caller indexes a
+    whole batch at once with :func:`index_chunks` before committing.
+    """
     row = conn.execute("SELECT id FROM files WHERE sha256 = ?", (prepared.sha256,)).fetchone()
     if row is not None:
         return str(row[0]), True
@@ -180,7 +188,7 @@ def insert_prepared(conn: sqlite3.Connection, prepared: PreparedFile) -> tuple[s
         "INSERT INTO pages VALUES (?, ?, ?, ?)",
         [(file_id, n, s, e) for n, (s, e) in enumerate(pages, start=1)],
     )
-    first = _next_chunk_id(conn)
+    first = next_chunk_id(conn)
     conn.executemany(
         "INSERT INTO chunks (id, file_id, ordinal, heading, text, page, char_start, char_end) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -203,11 +211,27 @@ def insert_prepared(conn: sqlite3.Connection, prepared: PreparedFile) -> tuple[s
             "INSERT INTO embeddings VALUES (?, ?, ?)",
             [(first + i, len(v), pack(v)) for i, v in enumerate(prepared.vectors)],
         )
+    if index:
+        index_chunks(conn, first)
     return file_id, False
 
 
-def _next_chunk_id(conn: sqlite3.Connection) -> int:
+def next_chunk_id(conn: sqlite3.Connection) -> int:
+    """The id the next inserted chunk gets (ids only grow within a write transaction)."""
     return int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0])
+
+
+def index_chunks(conn: sqlite3.Connection, first_id: int) -> None:
+    """Add the chunks with id ≥ ``first_id`` to the FTS5 index, in one statement.
+
+    One statement means FTS5 writes one new index segment for all of them; a row trigger or a
+    statement per chunk would flush many small segments that it must then merge.
+    """
+    conn.execute(
+        "INSERT INTO chunks_fts (rowid, heading, text) "
+        "SELECT id, heading, text FROM chunks WHERE id >= ?",
+        (first_id,),
+    )
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:

@@ -69,8 +69,9 @@ _V1_CORE = [
         char_end INTEGER NOT NULL,
         UNIQUE (file_id, ordinal)
     )""",
-    # External-content FTS5 index over the chunk text and its heading path; triggers keep it in
-    # step with ``chunks`` (foreign-key cascades fire them too).
+    # External-content FTS5 index over the chunk text and its heading path; the delete trigger
+    # keeps it in step when chunks go (foreign-key cascades fire it too). Since version 4 new
+    # chunks are indexed explicitly, see _V4_BULK_INDEX.
     """CREATE VIRTUAL TABLE chunks_fts USING fts5(
         heading, text, content='chunks', content_rowid='id',
         tokenize='porter unicode61 remove_diacritics 2'
@@ -98,7 +99,14 @@ _V3_RANK = [
     "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(1.5, 1.0)')",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1_CORE, _V2_EMBEDDINGS, _V3_RANK]
+_V4_BULK_INDEX = [
+    # Chunks are indexed by one ``INSERT INTO chunks_fts ... SELECT`` per file or per batch
+    # (``ingest.index_chunks``) instead of a row trigger: FTS5 then flushes one index segment
+    # per write instead of many small ones, which made indexing about twice as fast.
+    "DROP TRIGGER IF EXISTS chunks_ai",
+]
+
+MIGRATIONS: list[list[str]] = [_V1_CORE, _V2_EMBEDDINGS, _V3_RANK, _V4_BULK_INDEX]
 """Every migration in order; migration ``i`` brings the schema to version ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

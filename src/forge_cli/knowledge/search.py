@@ -2,22 +2,25 @@
 
 Scores are normalised to 0..1 (higher is better) so a ``score_threshold`` means the same for every
 query: BM25 uses ``s / (s + k)``; with an embedder the BM25 and cosine rankings are fused by
-reciprocal rank fusion and divided by the best possible fused score.
+reciprocal rank fusion and divided by the best possible fused score. When the embedder fails at
+search time the search still answers from BM25 alone and says so in a note (see
+:func:`search_chunks`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-from forge_cli.errors import NotFoundError, UsageError
+from forge_cli.errors import ForgeError, NotFoundError, UsageError
 from forge_cli.knowledge.embedding import Embedder, checked_embed, reciprocal_rank_fusion, unpack
 from forge_cli.knowledge.filters import compile_filter, parse_filter
 from forge_cli.knowledge.models import SearchHit
-from forge_cli.knowledge.query import build_match_query, query_terms
+from forge_cli.knowledge.query import query_terms
+from forge_cli.knowledge.ranking import Scope, bm25_ranking, plan_match
 
 __all__ = [
     "MAX_RESULTS",
@@ -34,19 +37,8 @@ MAX_RESULTS = 100
 BM25_HALF_SCORE = 4.0
 """The BM25 score that normalises to 0.5; typical multi-term matches score 3–15."""
 _FUSION_CANDIDATES = 50
-_OVERFETCH = 4
-_COMMON_FRACTION = 0.10
-_COMMON_MIN_ROWS = 500
 _SNIPPET_CHARS = 240
-
-
-@dataclass(frozen=True, slots=True)
-class Scope:
-    """Which memberships a search may see: a SQL condition over ``membership m``."""
-
-    vector_store_ids: tuple[str, ...]
-    sql: str
-    params: tuple[object, ...]
+_log = logging.getLogger(__name__)
 
 
 def resolve_scope(
@@ -90,12 +82,19 @@ def search_chunks(
     max_num_results: int,
     score_threshold: float | None = None,
     embedder: Embedder | None = None,
+    notes: list[str] | None = None,
 ) -> list[SearchHit]:
-    """The best chunks for ``query`` within ``scope``, best first."""
+    """The best chunks for ``query`` within ``scope``, best first.
+
+    If the embedder fails, the ranking is BM25 alone and a one-line note saying so is appended
+    to ``notes`` (and logged as a warning): a broken embeddings endpoint degrades search, it
+    does not break it.
+    """
     check_limits(max_num_results, score_threshold)
     pool = max(max_num_results, _FUSION_CANDIDATES) if embedder else max_num_results
-    bm25 = _bm25_ranking(conn, scope, query, pool)
-    dense = _dense_ranking(conn, scope, query, pool, embedder) if embedder else []
+    plan = plan_match(conn, query_terms(query))
+    bm25 = bm25_ranking(conn, scope, plan, pool) if plan is not None else []
+    dense = _dense_ranking(conn, scope, query, pool, embedder, notes) if embedder else []
     if dense:
         fused = reciprocal_rank_fusion([[c for c, _ in bm25], [c for c, _ in dense]])
         scores = sorted(fused.items(), key=lambda item: -item[1])
@@ -106,59 +105,13 @@ def search_chunks(
     return _hits(conn, scope, scores[:max_num_results], query)
 
 
-def _bm25_ranking(
-    conn: sqlite3.Connection, scope: Scope, query: str, limit: int
-) -> list[tuple[int, float]]:
-    terms = _selective_terms(conn, query_terms(query))
-    match = build_match_query(" ".join(terms))
-    if match is None:
-        return []
-    # Fast path: FTS5's own rank order over the whole index, then the scope filter. When the
-    # filter drops too many, fall back to filtering inside the ranked query.
-    inner = limit * _OVERFETCH
-    rows = conn.execute(
-        "SELECT r.rowid, -r.rank FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts "
-        "MATCH ? ORDER BY rank LIMIT ?) r JOIN chunks c ON c.id = r.rowid WHERE c.file_id IN "
-        f"(SELECT m.file_id FROM membership m WHERE {scope.sql}) ORDER BY r.rank",
-        (match, inner, *scope.params),
-    ).fetchall()
-    if len(rows) < limit and _match_count(conn, match, inner + 1) > inner:
-        rows = conn.execute(
-            "SELECT c.id, -chunks_fts.rank FROM chunks_fts JOIN chunks c "
-            "ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.file_id IN "
-            f"(SELECT m.file_id FROM membership m WHERE {scope.sql}) ORDER BY chunks_fts.rank "
-            "LIMIT ?",
-            (match, *scope.params, limit),
-        ).fetchall()
-    return [(int(r[0]), max(0.0, float(r[1]))) for r in rows[:limit]]
-
-
-def _match_count(conn: sqlite3.Connection, match: str, cap: int) -> int:
-    row = conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
-        (match, cap),
-    ).fetchone()
-    return int(row[0])
-
-
-def _selective_terms(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
-    """Drop terms found in most chunks (near-zero IDF) when rarer terms remain.
-
-    Such terms barely change the BM25 order but make FTS5 score most of the index.
-    """
-    if len(terms) < 2:
-        return terms
-    total = int(conn.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0])
-    cap = max(_COMMON_MIN_ROWS, int(total * _COMMON_FRACTION))
-    if total <= cap:
-        return terms
-    counts = {t: _match_count(conn, build_match_query(t) or '""', cap + 1) for t in terms}
-    kept = [t for t in terms if counts[t] <= cap]
-    return kept or [min(terms, key=lambda t: counts[t])]
-
-
 def _dense_ranking(
-    conn: sqlite3.Connection, scope: Scope, query: str, limit: int, embedder: Embedder
+    conn: sqlite3.Connection,
+    scope: Scope,
+    query: str,
+    limit: int,
+    embedder: Embedder,
+    notes: list[str] | None,
 ) -> list[tuple[int, float]]:
     if not query.strip():
         return []
@@ -169,7 +122,15 @@ def _dense_ranking(
     ).fetchall()
     if not rows:
         return []
-    vector = checked_embed(embedder, [query])[0]
+    try:
+        vector = checked_embed(embedder, [query])[0]
+    except Exception as exc:  # any embedder failure: degrade to BM25, never fail the search
+        reason = exc.one_line() if isinstance(exc, ForgeError) else f"{type(exc).__name__}: {exc}"
+        note = f"dense retrieval unavailable ({reason}); results are ranked by BM25 alone"
+        _log.warning("knowledge search: %s", note)
+        if notes is not None:
+            notes.append(note)
+        return []
     dim = len(vector)
     scored = [
         (int(chunk_id), sum(a * b for a, b in zip(vector, unpack(blob), strict=True)))
@@ -189,9 +150,11 @@ def _hits(
     rows = conn.execute(
         "SELECT c.id, c.file_id, f.filename, c.page, c.text, c.ordinal, c.char_start, "
         "c.char_end, c.heading, m.vector_store_id, m.attributes "
-        "FROM chunks c JOIN files f ON f.id = c.file_id "
-        "JOIN membership m ON m.file_id = c.file_id "
-        f"WHERE c.id IN ({marks}) AND {scope.sql} ORDER BY m.vector_store_id",
+        # CROSS JOIN fixes the loop order: look the few chunks up by id first. Left to itself,
+        # the planner may walk every membership of the store instead (10 ms at 50k chunks).
+        "FROM chunks c CROSS JOIN files f CROSS JOIN membership m "
+        f"WHERE c.id IN ({marks}) AND f.id = c.file_id AND m.file_id = c.file_id "
+        f"AND {scope.sql} ORDER BY m.vector_store_id",
         (*(c for c, _ in scores), *scope.params),
     ).fetchall()
     by_id: dict[int, tuple[object, ...]] = {}

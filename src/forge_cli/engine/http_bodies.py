@@ -1,0 +1,68 @@
+"""Small request/response helpers shared by the HTTP routes of ``forge serve``.
+
+JSON bodies, OpenAI-style list paging and string maps, each turning bad input into a
+``UsageError`` (which the app's handlers answer with a 400 in the OpenAI error shape).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from anyio import to_thread
+from starlette.requests import Request as HTTPRequest
+from starlette.responses import JSONResponse
+
+from forge_cli.engine import wire
+from forge_cli.errors import UsageError
+
+__all__ = ["paged", "read_json", "run_sync", "str_dict"]
+
+T = TypeVar("T")
+
+
+async def run_sync(func: Callable[[], T]) -> T:
+    """Run synchronous store work (SQLite) in a worker thread."""
+    return await to_thread.run_sync(func)
+
+
+async def read_json(request: HTTPRequest) -> dict[str, Any]:
+    """The JSON object body of a request (an empty body is an empty object)."""
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise UsageError(f"the request body is not valid JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise UsageError("the request body must be a JSON object")
+    return value
+
+
+def paged(request: HTTPRequest, data: list[dict[str, Any]]) -> JSONResponse:
+    """Apply ``order``, ``after`` and ``limit`` query parameters to a full listing."""
+    params = request.query_params
+    if params.get("order", "desc") == "desc":
+        data = list(reversed(data))
+    after = params.get("after")
+    if after:
+        ids = [entry["id"] for entry in data]
+        data = data[ids.index(after) + 1 :] if after in ids else []
+    try:
+        limit = int(params.get("limit", "100"))
+    except ValueError as exc:
+        raise UsageError("limit must be an integer") from exc
+    page = wire.list_page(data[: max(1, min(limit, 10_000))])
+    page["has_more"] = len(data) > limit
+    return JSONResponse(page)
+
+
+def str_dict(value: object, name: str) -> dict[str, str] | None:
+    """An optional object of strings (vector store metadata), or a UsageError naming ``name``."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise UsageError(f"{name} must be an object of strings")
+    return {str(k): v for k, v in value.items()}

@@ -1,0 +1,273 @@
+"""Adding files: one at a time, or many at once in large write transactions.
+
+Part of :class:`~forge_cli.knowledge.store.KnowledgeStore`. The expensive work (reading, hashing,
+extraction, chunking, embedding) happens before any write. A batch then writes up to
+:data:`BATCH_BYTES` of files in one transaction: committing once per file would make FTS5 flush
+and merge a new index segment per file, which costs more than indexing the text itself. Each file
+of a batch has its own savepoint, so one failing file is reported and the others are kept; the
+batch's chunks enter the full-text index in one statement at the end (see ``index_chunks``).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from forge_cli.errors import ForgeError
+from forge_cli.knowledge.base import StoreBase
+from forge_cli.knowledge.db import Database, translate_sqlite_errors
+from forge_cli.knowledge.extract import FileRejected
+from forge_cli.knowledge.ingest import (
+    PreparedFile,
+    expand_paths,
+    index_chunks,
+    insert_prepared,
+    next_chunk_id,
+    prepare_file,
+    read_path,
+    validate_attributes,
+)
+from forge_cli.knowledge.models import (
+    Attributes,
+    BatchReport,
+    IngestResult,
+    ProgressCallback,
+)
+from forge_cli.knowledge.records import fetch_file, require_store
+from forge_cli.knowledge.vector_stores import attach
+
+__all__ = ["BATCH_BYTES", "BATCH_FILES", "IngestOps"]
+
+BATCH_BYTES = 8 * 1024 * 1024
+"""A batch is written once it holds this many bytes of files (the write lock is held ~1 s)."""
+BATCH_FILES = 500
+"""… or this many files."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """One file of a batch: how to name it in the report and how to prepare it."""
+
+    name: str
+    path: str | None
+    load: Callable[[], PreparedFile]
+
+
+def _store(
+    conn: sqlite3.Connection,
+    prepared: PreparedFile,
+    vector_store_id: str | None,
+    attributes: Attributes,
+    path: str | None,
+    *,
+    index: bool = True,
+) -> IngestResult:
+    """Write one prepared file (and its membership) inside the caller's transaction."""
+    file_id, duplicate = insert_prepared(conn, prepared, index=index)
+    if vector_store_id is not None:
+        attach(conn, vector_store_id, file_id, attributes)
+    record = fetch_file(conn, file_id)
+    return IngestResult(
+        filename=prepared.filename,
+        status="duplicate" if duplicate else "ok",
+        file=record,
+        reason=f"same content as {record.filename} ({file_id})" if duplicate else None,
+        path=path,
+    )
+
+
+def _rejected(name: str, path: str | None, reason: str) -> IngestResult:
+    return IngestResult(filename=name, status="rejected", reason=reason, path=path)
+
+
+class _BatchWriter:
+    """Collects prepared files, writes them in batches and reports progress in input order."""
+
+    def __init__(
+        self,
+        db: Database,
+        vector_store_id: str | None,
+        attributes: Attributes,
+        progress: ProgressCallback | None,
+        total: int,
+    ) -> None:
+        self._db = db
+        self._vector_store_id = vector_store_id
+        self._attributes = attributes
+        self._progress = progress
+        self._total = total
+        self.results: list[IngestResult | None] = []
+        self._pending: list[tuple[int, _Source, PreparedFile]] = []
+        self._pending_bytes = 0
+        self._reported = 0
+
+    def reject(self, source: _Source, reason: str) -> None:
+        self.results.append(_rejected(source.name, source.path, reason))
+        self._report()
+
+    def add(self, source: _Source, prepared: PreparedFile) -> None:
+        self._pending.append((len(self.results), source, prepared))
+        self.results.append(None)
+        self._pending_bytes += len(prepared.data)
+        if self._pending_bytes >= BATCH_BYTES or len(self._pending) >= BATCH_FILES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the pending files in one transaction (each under its own savepoint)."""
+        pending, self._pending, self._pending_bytes = self._pending, [], 0
+        if pending:
+            try:
+                with self._db.write() as conn:
+                    first = next_chunk_id(conn)
+                    for slot, source, prepared in pending:
+                        self.results[slot] = self._store_one(conn, source, prepared)
+                    index_chunks(conn, first)
+            except ForgeError as exc:  # the transaction itself failed (e.g. store busy)
+                for slot, source, _ in pending:
+                    self.results[slot] = _rejected(source.name, source.path, exc.one_line())
+        self._report()
+
+    def _store_one(
+        self, conn: sqlite3.Connection, source: _Source, prepared: PreparedFile
+    ) -> IngestResult:
+        conn.execute("SAVEPOINT ingest_file")
+        try:
+            with translate_sqlite_errors(self._db.path):
+                result = _store(
+                    conn,
+                    prepared,
+                    self._vector_store_id,
+                    self._attributes,
+                    source.path,
+                    index=False,
+                )
+        except ForgeError as exc:
+            conn.execute("ROLLBACK TO ingest_file")
+            conn.execute("RELEASE ingest_file")
+            return _rejected(source.name, source.path, exc.one_line())
+        conn.execute("RELEASE ingest_file")
+        return result
+
+    def _report(self) -> None:
+        while self._reported < len(self.results):
+            result = self.results[self._reported]
+            if result is None:
+                return
+            self._reported += 1
+            if self._progress is not None:
+                self._progress(self._reported, self._total, result.filename)
+
+
+class IngestOps(StoreBase):
+    """Adding files from memory or disk, singly or in batches."""
+
+    def add_file(
+        self,
+        content: bytes,
+        filename: str,
+        *,
+        vector_store_id: str | None = None,
+        attributes: Mapping[str, object] | None = None,
+    ) -> IngestResult:
+        """Ingest one file from memory; raises ``FileRejected`` (a UsageError) with the reason.
+
+        Content already in the store (same sha256) is not stored again: the result has status
+        ``"duplicate"`` and the existing file, attached to ``vector_store_id`` if given.
+        """
+        attrs = validate_attributes(attributes)
+        self._check_target(vector_store_id)
+        prepared = self._prepare(filename, content)
+        with self._db.write() as conn:
+            return _store(conn, prepared, vector_store_id, attrs, None)
+
+    def add_path(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        vector_store_id: str | None = None,
+        attributes: Mapping[str, object] | None = None,
+    ) -> IngestResult:
+        """Ingest one file from disk (its size is checked before anything is read)."""
+        attrs = validate_attributes(attributes)
+        self._check_target(vector_store_id)
+        prepared = self._prepare_path(Path(path))
+        with self._db.write() as conn:
+            return _store(conn, prepared, vector_store_id, attrs, str(path))
+
+    def add_files(
+        self,
+        files: Iterable[tuple[str, bytes]],
+        *,
+        vector_store_id: str | None = None,
+        attributes: Mapping[str, object] | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> BatchReport:
+        """Ingest many in-memory ``(filename, content)`` files; one result per file, in order.
+
+        The bulk counterpart of :meth:`add_file`: files are written in large transactions and a
+        rejected file never stops the batch.
+        """
+        attrs = validate_attributes(attributes)
+        self._check_target(vector_store_id)
+        sources = [
+            _Source(name, None, partial(self._prepare, name, content)) for name, content in files
+        ]
+        return self._ingest(sources, vector_store_id, attrs, progress)
+
+    def ingest_paths(
+        self,
+        paths: Iterable[str | os.PathLike[str]],
+        *,
+        vector_store_id: str | None = None,
+        attributes: Mapping[str, object] | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> BatchReport:
+        """Ingest many files (directories are walked); one result per file, errors included.
+
+        A bad file never stops the batch. ``progress(done, total, filename)`` is called for each
+        file, in order, once its fate is settled, so a caller can draw a progress bar.
+        """
+        attrs = validate_attributes(attributes)
+        self._check_target(vector_store_id)
+        sources = [
+            _Source(p.name, str(p), partial(self._prepare_path, p)) for p in expand_paths(paths)
+        ]
+        return self._ingest(sources, vector_store_id, attrs, progress)
+
+    def _ingest(
+        self,
+        sources: Sequence[_Source],
+        vector_store_id: str | None,
+        attributes: Attributes,
+        progress: ProgressCallback | None,
+    ) -> BatchReport:
+        writer = _BatchWriter(self._db, vector_store_id, attributes, progress, len(sources))
+        for source in sources:
+            try:
+                prepared = source.load()
+            except FileRejected as exc:
+                writer.reject(source, exc.reason)
+            except ForgeError as exc:
+                writer.reject(source, exc.one_line())
+            else:
+                writer.add(source, prepared)
+        writer.flush()
+        return BatchReport(results=[r for r in writer.results if r is not None])
+
+    def _prepare(self, filename: str, content: bytes) -> PreparedFile:
+        return prepare_file(
+            filename, content, max_bytes=self.max_file_bytes, embedder=self.embedder
+        )
+
+    def _prepare_path(self, path: Path) -> PreparedFile:
+        return self._prepare(path.name, read_path(path, self.max_file_bytes))
+
+    def _check_target(self, vector_store_id: str | None) -> None:
+        """Fail fast, before any expensive work, when the target store does not exist."""
+        if vector_store_id is not None:
+            with self._db.read() as conn:
+                require_store(conn, vector_store_id)
