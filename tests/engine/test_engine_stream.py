@@ -127,7 +127,7 @@ async def test_web_search_without_provider_fails_visibly(engine: Engine) -> None
     assert call["type"] == "web_search_call"
     assert call["status"] == "failed"
     assert "FORGE_SEARXNG_URL" in call["error"]["message"]
-    assert "web_search.searxng_url" in final["output"][-1]["content"][0]["text"]
+    assert "engine.searxng_url" in final["output"][-1]["content"][0]["text"]
 
 
 async def test_stored_responses_and_previous_response_id(engine: Engine, corpus) -> None:

@@ -90,6 +90,17 @@ class ResponsesBackend:
         """Whether a key will be sent (for ``forge doctor``; never the key itself)."""
         return self._api_key is not None
 
+    @property
+    def stores_responses(self) -> bool:
+        """Whether a follow-up may send only ``previous_response_id`` and the new input.
+
+        True only when this backend sends ``store: true`` (the user asked for it). Without that
+        the server may not keep the response: Ollama is stateless and silently ignores
+        ``previous_response_id``, vLLM rejects ``store: true`` unless configured for it -- so by
+        default the chat session resends the history.
+        """
+        return self.store is True
+
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield its events as they arrive."""
         body = request.to_wire()

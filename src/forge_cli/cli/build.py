@@ -25,6 +25,7 @@ __all__ = [
     "build_store",
     "build_view_factory",
     "default_model",
+    "engine_config",
     "stores_responses",
 ]
 
@@ -54,19 +55,48 @@ def build_backend(settings: Settings) -> Backend:
         return load_test_backend(script)
     if settings.api == "local":
         local = _lookup("forge_cli.backends.local", "LocalBackend", "the local engine")
-        return local()  # type: ignore[no-any-return]
+        return local(config=engine_config(settings))  # type: ignore[no-any-return]
     base_url = settings.base_url or DEFAULT_BASE_URLS[settings.api]
     key_env = _api_key_env(settings)
     backend: Backend
     if settings.api == "responses":
         cls = _lookup("forge_cli.backends.responses_http", "ResponsesBackend", "responses API")
         backend = cls(
-            base_url, api_key=settings.api_key, api_key_env=key_env, read_timeout=settings.timeout
+            base_url,
+            api_key=settings.api_key,
+            api_key_env=key_env,
+            read_timeout=settings.timeout,
+            store=settings.store,
         )
     else:
         cls = _lookup("forge_cli.backends.chat_completions", "ChatCompletionsBackend", "chat API")
         backend = cls(base_url, api_key=settings.api_key, api_key_env=key_env)
     return backend
+
+
+def engine_config(settings: Settings) -> Any:
+    """The local engine's ``EngineConfig`` from the ``engine.*`` settings.
+
+    Their environment variables (``FORGE_SEARXNG_URL``, ``FORGE_UPSTREAM_*``) are the ones
+    ``EngineConfig.from_env`` reads, so ``forge serve`` and ``forge chat`` agree.
+    """
+    from forge_cli.engine import EngineConfig, UpstreamConfig
+
+    base_url, model = settings.engine_upstream_base_url, settings.engine_upstream_model
+    if bool(base_url) != bool(model):
+        missing = "engine.upstream_model" if base_url else "engine.upstream_base_url"
+        raise ConfigError(
+            f"{missing} is not set; the local engine needs both an upstream URL and model",
+            hint=f"forge config set {missing} VALUE (or unset the other)",
+        )
+    upstream = None
+    if base_url and model:
+        upstream = UpstreamConfig(
+            base_url=base_url,
+            model=model,
+            api_key_env=settings.engine_upstream_api_key_env or "OPENAI_API_KEY",
+        )
+    return EngineConfig(upstream=upstream, searxng_url=settings.engine_searxng_url)
 
 
 def stores_responses(backend: Backend) -> bool:

@@ -1,22 +1,67 @@
-"""``forge vs ...`` and ``forge files ...`` over the backend's knowledge client."""
+"""``forge vs ...`` and ``forge files ...``: the same commands for the local store and servers.
+
+Each command resolves the settings (``--api``/``--base-url``/``--profile`` and the usual
+precedence), builds the knowledge client (the local store, or ``/v1/files`` and
+``/v1/vector_stores`` over HTTP) and prints what it got. A vector store may be named by id or by
+its exact name. Untrusted text (names, snippets, server messages) is sanitised before it is
+printed; ``--json`` prints one JSON document instead of lines.
+
+Uploads (``vs create NAME PATH...``, ``vs add``, ``files upload``) show a progress bar on stderr
+when it is a terminal, then one result line per file (``ok``, ``duplicate`` or ``rejected:
+reason``). A rejected file never stops the batch; the command then exits 1 (0 when every file is
+in the store).
+"""
 
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import Awaitable, Callable
-from typing import Any
+import dataclasses
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
-from forge_cli.cli.knowledge import build_knowledge_client
-from forge_cli.config import ConfigFile, resolve_settings
+from forge_cli.cli.knowledge import (
+    attach_file,
+    build_knowledge_client,
+    check_upload_paths,
+    fail_if_rejected,
+    upload_with_progress,
+)
+from forge_cli.cli.options import settings_from_options
+from forge_cli.errors import NotFoundError
+from forge_cli.repl.knowledge import UploadResult, result_line
 
 __all__ = ["files", "vs"]
 
+F = TypeVar("F", bound=Callable[..., Any])
 
-def _run(profile: str | None, work: Callable[[Any], Awaitable[None]]) -> None:
-    settings = resolve_settings({}, env=os.environ, config=ConfigFile.load(), profile=profile)
+
+def _backend_options(func: F) -> F:
+    """``--profile``, ``--api``, ``--base-url``, ``--api-key-env`` (as for chat and ask)."""
+    decorators = [
+        click.option("--profile", metavar="NAME", help="Config profile to use."),
+        click.option(
+            "--api",
+            type=click.Choice(("local", "responses")),
+            help="Local store, or a Responses server's /v1/files and /v1/vector_stores.",
+        ),
+        click.option("--base-url", metavar="URL", help="Server URL (with /v1)."),
+        click.option("--api-key-env", metavar="NAME", help="Env var that holds the API key."),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+_json = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+
+
+def _run(options: dict[str, Any], work: Callable[[Any], Awaitable[None]]) -> None:
+    """Run ``work(client)`` with the knowledge client of these options, then close it."""
+    settings = settings_from_options(options)
 
     async def main() -> None:
         client = build_knowledge_client(settings)
@@ -28,7 +73,55 @@ def _run(profile: str | None, work: Callable[[Any], Awaitable[None]]) -> None:
     asyncio.run(main())
 
 
-_profile = click.option("--profile", metavar="NAME", help="Config profile to use.")
+# -- output helpers -----------------------------------------------------------------------------
+
+
+def _clean(text: object) -> str:
+    from forge_cli.render.sanitize import sanitize_inline
+
+    return sanitize_inline(str(text))
+
+
+def _echo_json(value: Any) -> None:
+    from forge_cli.render.sanitize import json_dumps_safe
+
+    click.echo(json_dumps_safe(value, indent=2))
+
+
+def _dump(record: Any) -> Any:
+    """A knowledge record (pydantic) or our dataclass as JSON-ready data."""
+    if dataclasses.is_dataclass(record) and not isinstance(record, type):
+        return dataclasses.asdict(record)
+    return record.model_dump(mode="json")
+
+
+def _when(timestamp: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp)) if timestamp else "-"
+
+
+def _fields(rows: Sequence[tuple[str, object]]) -> None:
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        click.echo(f"{name.ljust(width)}  {_clean(value)}")
+
+
+async def _store(client: Any, ref: str) -> Any:
+    from forge_cli.backends.knowledge_client import resolve_vector_store
+
+    return await resolve_vector_store(client, ref)
+
+
+def _report(results: Sequence[UploadResult], *, as_json: bool, err: bool = False) -> None:
+    """Print the per-file results; raise (exit 1) if any file was rejected."""
+    if as_json:
+        _echo_json([_dump(r) for r in results])
+    else:
+        for result in results:
+            click.echo(result_line(result), err=err)
+    fail_if_rejected(results)
+
+
+# -- forge vs -------------------------------------------------------------------------------------
 
 
 @click.group()
@@ -37,63 +130,168 @@ def vs() -> None:
 
 
 @vs.command("list")
-@_profile
-def vs_list(profile: str | None) -> None:
+@_backend_options
+@_json
+def vs_list(as_json: bool, **options: Any) -> None:
     """List vector stores."""
 
     async def work(client: Any) -> None:
-        for store in await client.list_vector_stores():
-            click.echo(f"{store.id}  {store.name}  ({store.file_counts.total} files)")
+        stores = await client.list_vector_stores()
+        if as_json:
+            _echo_json([_dump(s) for s in stores])
+            return
+        for store in stores:
+            click.echo(_clean(f"{store.id}  {store.name}  ({store.file_counts.total} files)"))
+        if not stores:
+            click.echo("No vector stores.", err=True)
 
-    _run(profile, work)
+    _run(options, work)
 
 
 @vs.command("create")
-@_profile
+@_backend_options
+@_json
 @click.argument("name")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
-def vs_create(profile: str | None, name: str, paths: tuple[str, ...]) -> None:
-    """Create a vector store NAME, optionally uploading PATHS into it."""
+def vs_create(name: str, paths: tuple[str, ...], as_json: bool, **options: Any) -> None:
+    """Create a vector store NAME, optionally uploading PATHS (directories are walked).
+
+    Prints the new store's id on stdout, and a line per file on stderr.
+    """
+    check_upload_paths(paths)
 
     async def work(client: Any) -> None:
         store = await client.create_vector_store(name)
+        results = await upload_with_progress(client, paths, store.id) if paths else []
+        if as_json:
+            store = await client.get_vector_store(store.id)
+            _echo_json({"vector_store": _dump(store), "files": [_dump(r) for r in results]})
+            fail_if_rejected(results)
+            return
         click.echo(store.id)
-        if paths:
-            report = await client.upload_files(list(paths), vector_store_id=store.id)
-            for result in report.results:
-                reason = f": {result.reason}" if result.reason else ""
-                click.echo(f"{result.status}  {result.filename}{reason}", err=True)
+        _report(results, as_json=False, err=True)
 
-    _run(profile, work)
+    _run(options, work)
+
+
+@vs.command("show")
+@_backend_options
+@_json
+@click.argument("ref", metavar="ID")
+def vs_show(ref: str, as_json: bool, **options: Any) -> None:
+    """Show a vector store (by id or name) and its files."""
+
+    async def work(client: Any) -> None:
+        store = await _store(client, ref)
+        members = await client.list_vector_store_files(store.id)
+        if as_json:
+            _echo_json({**_dump(store), "files": [_dump(m) for m in members]})
+            return
+        counts = store.file_counts
+        _fields(
+            [
+                ("id", store.id),
+                ("name", store.name),
+                ("description", store.description or "-"),
+                ("files", f"{counts.total} ({store.usage_bytes} bytes)"),
+                ("created", _when(store.created_at)),
+                ("metadata", ", ".join(f"{k}={v}" for k, v in store.metadata.items()) or "-"),
+            ]
+        )
+        for member in members:
+            click.echo(_clean(f"  {member.file_id}  {member.filename}  ({member.bytes} bytes)"))
+
+    _run(options, work)
 
 
 @vs.command("delete")
-@_profile
-@click.argument("vector_store_id")
-def vs_delete(profile: str | None, vector_store_id: str) -> None:
-    """Delete a vector store."""
+@_backend_options
+@click.argument("ref", metavar="ID")
+def vs_delete(ref: str, **options: Any) -> None:
+    """Delete a vector store (by id or name); its files stay."""
 
     async def work(client: Any) -> None:
-        await client.delete_vector_store(vector_store_id)
-        click.echo(f"Deleted {vector_store_id}", err=True)
+        store = await _store(client, ref)
+        await client.delete_vector_store(store.id)
+        click.echo(_clean(f"Deleted {store.id} ({store.name})"), err=True)
 
-    _run(profile, work)
+    _run(options, work)
+
+
+@vs.command("add")
+@_backend_options
+@_json
+@click.argument("ref", metavar="ID")
+@click.argument("items", nargs=-1, required=True, metavar="PATH_OR_FILE_ID...")
+def vs_add(ref: str, items: tuple[str, ...], as_json: bool, **options: Any) -> None:
+    """Add files to a vector store: upload PATHs, or attach already uploaded FILE_IDs.
+
+    An argument that names an existing file or directory is uploaded; any other is a file id.
+    """
+    paths = [item for item in items if Path(item).exists()]
+    file_ids = [item for item in items if not Path(item).exists()]
+    check_upload_paths(paths)
+
+    async def work(client: Any) -> None:
+        store = await _store(client, ref)
+        results = await upload_with_progress(client, paths, store.id) if paths else []
+        for file_id in file_ids:
+            results.append(await attach_file(client, store.id, file_id))
+        _report(results, as_json=as_json)
+
+    _run(options, work)
+
+
+@vs.command("remove")
+@_backend_options
+@click.argument("ref", metavar="ID")
+@click.argument("file_ids", nargs=-1, required=True, metavar="FILE_ID...")
+def vs_remove(ref: str, file_ids: tuple[str, ...], **options: Any) -> None:
+    """Detach files from a vector store (the files themselves stay)."""
+
+    async def work(client: Any) -> None:
+        store = await _store(client, ref)
+        missing = 0
+        for file_id in file_ids:
+            try:
+                await client.remove_file(store.id, file_id)
+            except NotFoundError:
+                missing += 1
+                click.echo(_clean(f"not found  {file_id}"))
+            else:
+                click.echo(_clean(f"removed    {file_id}"))
+        if missing:
+            raise NotFoundError(f"{missing} of {len(file_ids)} file(s) were not in {store.id}")
+
+    _run(options, work)
 
 
 @vs.command("search")
-@_profile
-@click.argument("vector_store_id")
+@_backend_options
+@_json
+@click.argument("ref", metavar="ID")
 @click.argument("query")
-@click.option("--limit", default=5, show_default=True, type=click.IntRange(min=1))
-def vs_search(profile: str | None, vector_store_id: str, query: str, limit: int) -> None:
-    """Search a vector store."""
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100))
+def vs_search(ref: str, query: str, limit: int, as_json: bool, **options: Any) -> None:
+    """Search a vector store (by id or name)."""
 
     async def work(client: Any) -> None:
-        for hit in await client.search(vector_store_id, query, max_num_results=limit):
+        store = await _store(client, ref)
+        hits = await client.search(store.id, query, max_num_results=limit)
+        if as_json:
+            _echo_json([_dump(h) for h in hits])
+            return
+        for hit in hits:
             page = f" p.{hit.page}" if hit.page is not None else ""
-            click.echo(f"{hit.score:.2f}  {hit.filename}{page}  {' '.join(hit.snippet.split())}")
+            snippet = " ".join(hit.snippet.split())
+            click.echo(_clean(f"{hit.score:.2f}  {hit.filename}{page}  {snippet}"))
+        if not hits:
+            click.echo("No results.", err=True)
 
-    _run(profile, work)
+    _run(options, work)
+
+
+# -- forge files ----------------------------------------------------------------------------------
 
 
 @click.group()
@@ -102,42 +300,78 @@ def files() -> None:
 
 
 @files.command("upload")
-@_profile
+@_backend_options
+@_json
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--vs", "vector_store_id", metavar="ID", help="Also add the files to this store.")
-def files_upload(profile: str | None, paths: tuple[str, ...], vector_store_id: str | None) -> None:
-    """Upload files (directories are walked)."""
+@click.option("--vs", "store_ref", metavar="ID", help="Also add the files to this store.")
+def files_upload(
+    paths: tuple[str, ...], store_ref: str | None, as_json: bool, **options: Any
+) -> None:
+    """Upload files (directories are walked), optionally into a vector store."""
+    check_upload_paths(paths)
 
     async def work(client: Any) -> None:
-        report = await client.upload_files(list(paths), vector_store_id=vector_store_id)
-        for result in report.results:
-            ident = result.file.id if result.file is not None else "-"
-            reason = f": {result.reason}" if result.reason else ""
-            click.echo(f"{result.status}  {ident}  {result.filename}{reason}")
+        store_id = (await _store(client, store_ref)).id if store_ref else None
+        _report(await upload_with_progress(client, paths, store_id), as_json=as_json)
 
-    _run(profile, work)
+    _run(options, work)
 
 
 @files.command("list")
-@_profile
-def files_list(profile: str | None) -> None:
+@_backend_options
+@_json
+def files_list(as_json: bool, **options: Any) -> None:
     """List uploaded files."""
 
     async def work(client: Any) -> None:
-        for record in await client.list_files():
-            click.echo(f"{record.id}  {record.filename}  {record.bytes} bytes")
+        records = await client.list_files()
+        if as_json:
+            _echo_json([_dump(r) for r in records])
+            return
+        for record in records:
+            click.echo(_clean(f"{record.id}  {record.filename}  {record.bytes} bytes"))
+        if not records:
+            click.echo("No files.", err=True)
 
-    _run(profile, work)
+    _run(options, work)
+
+
+@files.command("show")
+@_backend_options
+@_json
+@click.argument("file_id")
+def files_show(file_id: str, as_json: bool, **options: Any) -> None:
+    """Show an uploaded file."""
+
+    async def work(client: Any) -> None:
+        record = await client.get_file(file_id)
+        if as_json:
+            _echo_json(_dump(record))
+            return
+        _fields(
+            [
+                ("id", record.id),
+                ("filename", record.filename),
+                ("bytes", record.bytes),
+                ("type", record.mime_type),
+                ("sha256", record.sha256 or "-"),
+                ("pages", record.page_count if record.page_count is not None else "-"),
+                ("chunks", record.chunk_count),
+                ("created", _when(record.created_at)),
+            ]
+        )
+
+    _run(options, work)
 
 
 @files.command("delete")
-@_profile
+@_backend_options
 @click.argument("file_id")
-def files_delete(profile: str | None, file_id: str) -> None:
-    """Delete an uploaded file."""
+def files_delete(file_id: str, **options: Any) -> None:
+    """Delete an uploaded file (and remove it from every vector store)."""
 
     async def work(client: Any) -> None:
         await client.delete_file(file_id)
-        click.echo(f"Deleted {file_id}", err=True)
+        click.echo(_clean(f"Deleted {file_id}"), err=True)
 
-    _run(profile, work)
+    _run(options, work)

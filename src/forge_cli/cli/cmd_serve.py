@@ -11,9 +11,17 @@ __all__ = ["serve"]
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=9999, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--token", envvar="FORGE_SERVE_TOKEN", help="Bearer token clients must send.")
-def serve(host: str, port: int, token: str | None) -> None:
-    """Serve /v1/responses, /v1/files and /v1/vector_stores (needs --token off loopback)."""
+@click.option("--profile", metavar="NAME", help="Config profile whose engine.* settings to use.")
+def serve(host: str, port: int, token: str | None, profile: str | None) -> None:
+    """Serve /v1/responses, /v1/files and /v1/vector_stores (needs --token off loopback).
+
+    The engine's web search provider and answer model come from the ``engine.*`` settings
+    (config file, profile, or FORGE_SEARXNG_URL / FORGE_UPSTREAM_* environment variables).
+    """
+    from forge_cli.cli.build import engine_config
+    from forge_cli.cli.options import settings_from_options
     from forge_cli.engine.server import run_server
 
+    config = engine_config(settings_from_options({"profile": profile}))
     click.echo(f"forge serve: http://{host}:{port}/v1  (Ctrl+C stops)", err=True)
-    run_server(host=host, port=port, token=token)
+    run_server(host=host, port=port, token=token, config=config)

@@ -1,16 +1,33 @@
-"""The knowledge client of a run (local store or HTTP server) and its adapter for the REPL."""
+"""The knowledge client of a run (local store or HTTP server), its adapter for the REPL, and the
+batch-upload steps ``forge vs``/``forge files`` share (progress bar, per-file results)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from forge_cli.config import Settings
-from forge_cli.errors import KnowledgeError, UsageError
-from forge_cli.repl.knowledge import DocumentInfo, SearchHit, VectorStoreInfo
+from forge_cli.errors import KnowledgeError, NotFoundError, UsageError
+from forge_cli.repl.knowledge import (
+    DocumentInfo,
+    ProgressFn,
+    ProgressLine,
+    SearchHit,
+    UploadResult,
+    VectorStoreInfo,
+)
 
-__all__ = ["KnowledgeAdapter", "build_knowledge_client"]
+__all__ = [
+    "KnowledgeAdapter",
+    "attach_file",
+    "build_knowledge_client",
+    "check_upload_paths",
+    "fail_if_rejected",
+    "upload_result",
+    "upload_with_progress",
+]
 
 
 def build_knowledge_client(settings: Settings) -> Any:
@@ -33,6 +50,17 @@ def build_knowledge_client(settings: Settings) -> Any:
     )
 
 
+def upload_result(result: Any) -> UploadResult:
+    """A knowledge ``IngestResult`` as the REPL's :class:`UploadResult`."""
+    record = getattr(result, "file", None)
+    return UploadResult(
+        filename=str(result.filename),
+        status=str(result.status),
+        file_id=record.id if record is not None else None,
+        reason=result.reason,
+    )
+
+
 class KnowledgeAdapter:
     """Presents a ``KnowledgeClient`` as the REPL's :class:`~forge_cli.repl.KnowledgePort`."""
 
@@ -52,6 +80,12 @@ class KnowledgeAdapter:
         if self._client is not None:
             await self._client.aclose()
 
+    async def _ids(self, refs: Sequence[str]) -> list[str]:
+        """Vector store ids for ``refs`` given by id or by name (as ``/vs use`` accepts)."""
+        from forge_cli.backends.knowledge_client import resolve_vector_store
+
+        return [(await resolve_vector_store(self.client, ref)).id for ref in refs]
+
     async def list_vector_stores(self) -> list[VectorStoreInfo]:
         stores = await self.client.list_vector_stores()
         return [VectorStoreInfo(s.id, s.name, s.file_counts.total) for s in stores]
@@ -60,24 +94,68 @@ class KnowledgeAdapter:
         if not vector_store_ids:
             return [DocumentInfo(f.id, f.filename) for f in await self.client.list_files()]
         docs: list[DocumentInfo] = []
-        for vs in vector_store_ids:
+        for vs in await self._ids(vector_store_ids):
             for entry in await self.client.list_vector_store_files(vs):
-                file_id = getattr(entry, "file_id", None) or getattr(entry, "id", "")
-                docs.append(DocumentInfo(str(file_id), str(getattr(entry, "filename", "") or "")))
+                docs.append(DocumentInfo(entry.file_id, entry.filename))
         return docs
 
-    async def upload(self, path: Path, vector_store_id: str | None) -> DocumentInfo:
-        report = await self.client.upload_files([path], vector_store_id=vector_store_id)
-        result = report.results[0]
-        if not result.ok or result.file is None:
-            raise KnowledgeError(f"{path.name} was rejected: {result.reason or 'unknown reason'}")
-        return DocumentInfo(result.file.id, result.file.filename)
+    async def upload(
+        self,
+        paths: Sequence[Path],
+        vector_store_id: str | None,
+        progress: ProgressFn | None = None,
+    ) -> list[UploadResult]:
+        """Upload ``paths`` (a store may be named by id or name); one result per file."""
+        if vector_store_id is not None:
+            vector_store_id = (await self._ids([vector_store_id]))[0]
+        report = await self.client.upload_files(
+            list(paths), vector_store_id=vector_store_id, progress=progress
+        )
+        return [upload_result(result) for result in report.results]
 
     async def search(self, vector_store_ids: list[str], query: str) -> list[SearchHit]:
         if not vector_store_ids:
             raise UsageError("no active vector store", hint="/vs use ID first")
         hits: list[SearchHit] = []
-        for vs in vector_store_ids:
+        for vs in await self._ids(vector_store_ids):
             for hit in await self.client.search(vs, query):
                 hits.append(SearchHit(hit.file_id, hit.filename, hit.score, hit.snippet))
         return sorted(hits, key=lambda h: -(h.score or 0.0))
+
+
+def check_upload_paths(paths: Sequence[str]) -> None:
+    """Refuse a batch with nothing to upload (e.g. a directory without supported files)."""
+    from forge_cli.knowledge.ingest import expand_paths
+
+    if paths and not expand_paths(paths):
+        raise UsageError(
+            "no supported files in " + ", ".join(paths),
+            hint="supported: text, Markdown, HTML, PDF, source code, JSON, CSV",
+        )
+
+
+async def upload_with_progress(
+    client: Any, paths: Sequence[str], store_id: str | None
+) -> list[UploadResult]:
+    """Upload with a progress bar on a terminal's stderr; one result per file."""
+    with ProgressLine(sys.stderr) as progress:
+        report = await client.upload_files(list(paths), vector_store_id=store_id, progress=progress)
+    return [upload_result(result) for result in report.results]
+
+
+def fail_if_rejected(results: Sequence[UploadResult]) -> None:
+    """Raise ``KnowledgeError`` (exit 1) when any file of the batch was rejected."""
+    rejected = sum(1 for r in results if not r.ok)
+    if rejected:
+        raise KnowledgeError(f"{rejected} of {len(results)} file(s) could not be added")
+
+
+async def attach_file(client: Any, store_id: str, file_id: str) -> UploadResult:
+    """Attach an uploaded file to a store; an unknown file id is a ``rejected`` result."""
+    try:
+        member = await client.add_file(store_id, file_id)
+    except NotFoundError:
+        return UploadResult(
+            filename=file_id, status="rejected", reason="no such file or uploaded file id"
+        )
+    return UploadResult(filename=member.filename, status="ok", file_id=member.file_id)

@@ -32,6 +32,7 @@ SETTING_OPTIONS = (
     "yes",
     "debug",
     "ascii",
+    "store",
 )
 """Option names that map one-to-one onto settings keys."""
 
@@ -64,6 +65,12 @@ def shared_options(func: F) -> F:
         click.option("--yes", "-y", is_flag=True, default=None, help="Approve tool calls."),
         click.option("--debug", is_flag=True, default=None, help="Tracebacks and request logs."),
         click.option("--ascii", is_flag=True, default=None, help="ASCII-only output glyphs."),
+        click.option(
+            "--store/--no-store",
+            default=None,
+            help="Ask a responses server to store answers; follow-ups then send only "
+            "previous_response_id instead of the whole history.",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)

@@ -11,6 +11,9 @@ Layout::
     api = "responses"
     base_url = "http://localhost:9999"
 
+    [profiles.default.engine]        # dotted keys (engine.searxng_url) live in sub-tables
+    searxng_url = "http://localhost:8080"
+
 Unknown top-level keys, unknown settings and bad values are reported as one-line
 :class:`~forge_cli.errors.ConfigError` naming the file and the profile.
 """
@@ -91,7 +94,9 @@ class ConfigFile:
             if not isinstance(table, dict):
                 raise ConfigError(f"profile {name!r} in {path} must be a table")
             source = f"profile {name!r} of {path}"
-            profiles[name] = {k: parse_value(k, v, source=source) for k, v in table.items()}
+            profiles[name] = {
+                k: parse_value(k, v, source=source) for k, v in _flatten(table).items()
+            }
         return cls(path=path, default_profile=default, profiles=profiles)
 
     def profile(self, name: str) -> dict[str, Any]:
@@ -129,11 +134,13 @@ class ConfigFile:
             doc["default_profile"] = self.default_profile
         profiles: dict[str, Any] = {}
         for name, table in self.profiles.items():
-            profiles[name] = {
-                key: list(value) if isinstance(value, tuple) else value
-                for key, value in table.items()
-                if include_secrets or key not in SECRET_KEYS
-            }
+            profiles[name] = _nest(
+                {
+                    key: list(value) if isinstance(value, tuple) else value
+                    for key, value in table.items()
+                    if include_secrets or key not in SECRET_KEYS
+                }
+            )
         if profiles:
             doc["profiles"] = profiles
         return doc
@@ -141,3 +148,28 @@ class ConfigFile:
     def save(self) -> None:
         """Write the file atomically with mode 0600 (it may hold an API key)."""
         atomic_write_private(self.path, dumps(self.to_document(include_secrets=True)))
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"engine": {"searxng_url": u}}`` -> ``{"engine.searxng_url": u}`` (TOML sub-tables and
+    dotted keys both read as nested tables)."""
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(_flatten(value, prefix=f"{name}."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def _nest(table: dict[str, Any]) -> dict[str, Any]:
+    """The inverse of :func:`_flatten`: dotted keys become sub-tables when written."""
+    nested: dict[str, Any] = {}
+    for key, value in table.items():
+        head, _, rest = key.partition(".")
+        if rest:
+            nested.setdefault(head, {})[rest] = value
+        else:
+            nested[key] = value
+    return nested

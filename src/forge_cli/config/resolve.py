@@ -52,4 +52,4 @@ def resolve_settings(
         if raw is None or (isinstance(raw, tuple | list) and not raw):
             continue
         merged[key] = parse_value(key, raw, source=f"--{key.replace('_', '-')}")
-    return Settings(profile=name, **merged)
+    return Settings(profile=name, **{KEYS[key].attr: value for key, value in merged.items()})

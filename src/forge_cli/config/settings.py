@@ -63,21 +63,29 @@ class Settings:
     debug: bool = False
     ascii: bool = False
     timeout: float = 60.0
+    store: bool | None = None
+    """Ask a Responses server to store responses (``None``: send no ``store`` field)."""
+    engine_searxng_url: str | None = None
+    engine_upstream_base_url: str | None = None
+    engine_upstream_model: str | None = None
+    engine_upstream_api_key_env: str | None = None
 
     def with_(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied."""
         return replace(self, **changes)
 
     def public_dict(self) -> dict[str, Any]:
-        """Every setting as plain data, with secrets replaced by ``"(set)"`` or left out."""
+        """Every setting by its key name (``engine.searxng_url``) as plain data, with secrets
+        replaced by ``"(set)"`` or left out."""
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in SECRET_KEYS:
+            key = _KEY_OF_FIELD.get(f.name, f.name)
+            if key in SECRET_KEYS:
                 if value:
-                    out[f.name] = "(set)"
+                    out[key] = "(set)"
                 continue
-            out[f.name] = list(value) if isinstance(value, tuple) else value
+            out[key] = list(value) if isinstance(value, tuple) else value
         return out
 
 
@@ -166,12 +174,21 @@ def _tools(value: Any) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class KeySpec:
-    """One setting: how to check a raw value and which environment variable sets it."""
+    """One setting: how to check a raw value and which environment variable sets it.
+
+    A dotted name (``engine.searxng_url``) is a key of a sub-table in the config file
+    (``[profiles.NAME.engine]``) and the :class:`Settings` field with ``_`` for the dot.
+    """
 
     name: str
     check: Callable[[Any], Any]
     env: str | None
     help: str
+
+    @property
+    def attr(self) -> str:
+        """The :class:`Settings` field that holds this key."""
+        return self.name.replace(".", "_")
 
 
 KEYS: dict[str, KeySpec] = {
@@ -180,7 +197,7 @@ KEYS: dict[str, KeySpec] = {
         KeySpec("api", _choice(API_KINDS), "FORGE_API", "backend kind: local, responses or chat"),
         KeySpec("base_url", _url, "FORGE_BASE_URL", "server URL for responses/chat"),
         KeySpec("api_key_env", _env_name, "FORGE_API_KEY_ENV", "env var holding the API key"),
-        KeySpec("api_key", _text, None, "stored API key (set with `forge config set-key`)"),
+        KeySpec("api_key", _text, None, "stored API key (set with `forge config set api_key`)"),
         KeySpec("model", _text, "FORGE_MODEL", "model name"),
         KeySpec("effort", _choice(EFFORTS), "FORGE_EFFORT", "reasoning effort"),
         KeySpec("tools", _tools, "FORGE_TOOLS", "tools enabled by default (comma list)"),
@@ -193,9 +210,30 @@ KEYS: dict[str, KeySpec] = {
         KeySpec("debug", _bool, "FORGE_DEBUG", "tracebacks and request logs"),
         KeySpec("ascii", _bool, "FORGE_ASCII", "ASCII-only glyphs"),
         KeySpec("timeout", _positive_float, "FORGE_TIMEOUT", "request timeout in seconds"),
+        KeySpec("store", _bool, "FORGE_STORE", "ask a responses server to store answers"),
+        KeySpec(
+            "engine.searxng_url", _url, "FORGE_SEARXNG_URL", "local engine: SearXNG for web search"
+        ),
+        KeySpec(
+            "engine.upstream_base_url",
+            _url,
+            "FORGE_UPSTREAM_BASE_URL",
+            "local engine: chat completions server that writes answers",
+        ),
+        KeySpec(
+            "engine.upstream_model", _text, "FORGE_UPSTREAM_MODEL", "local engine: upstream model"
+        ),
+        KeySpec(
+            "engine.upstream_api_key_env",
+            _env_name,
+            "FORGE_UPSTREAM_API_KEY_ENV",
+            "local engine: env var holding the upstream key",
+        ),
     )
 }
 """Every key a profile, the environment or ``forge config set`` may set."""
+
+_KEY_OF_FIELD = {spec.attr: spec.name for spec in KEYS.values()}
 
 
 def parse_value(key: str, raw: Any, *, source: str) -> Any:

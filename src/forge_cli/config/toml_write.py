@@ -1,8 +1,9 @@
 """A minimal TOML writer for Forge's own config file (no new dependency).
 
-It writes exactly what :mod:`forge_cli.config.file` stores: top-level scalars and one level of
-tables (``[profiles.NAME]``) holding strings, booleans, integers, floats and lists of strings.
-Anything else is a programming error and raises ``TypeError``.
+It writes exactly what :mod:`forge_cli.config.file` stores: top-level scalars and tables
+(``[profiles.NAME]`` and sub-tables such as ``[profiles.NAME.engine]``) holding strings,
+booleans, integers, floats and lists of strings. Anything else is a programming error and raises
+``TypeError``.
 """
 
 from __future__ import annotations

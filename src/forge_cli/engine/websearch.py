@@ -13,7 +13,7 @@ from forge_cli.errors import BackendConnectionError, BackendError, BackendHTTPEr
 __all__ = ["NOT_CONFIGURED", "SearxngClient", "WebResult"]
 
 NOT_CONFIGURED = (
-    "web search is not configured: set web_search.searxng_url in the Forge config "
+    "web search is not configured: set engine.searxng_url in the Forge config "
     f"(or the environment variable {SEARXNG_ENV}) to the URL of a SearXNG instance "
     "whose JSON format is enabled"
 )
@@ -33,7 +33,7 @@ class SearxngClient:
 
     def __init__(self, base_url: str, *, timeout: float = 15.0) -> None:
         if not base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"web_search.searxng_url must be an http(s) URL, got {base_url!r}")
+            raise ConfigError(f"engine.searxng_url must be an http(s) URL, got {base_url!r}")
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
 

@@ -6,7 +6,16 @@ Importing this package does not import prompt-toolkit; :mod:`forge_cli.repl.prom
 from __future__ import annotations
 
 from forge_cli.repl.commands import REGISTRY, Command, CommandRegistry, CommandResult, command
-from forge_cli.repl.knowledge import DocumentInfo, KnowledgePort, SearchHit, VectorStoreInfo
+from forge_cli.repl.knowledge import (
+    DocumentInfo,
+    KnowledgePort,
+    ProgressFn,
+    ProgressLine,
+    SearchHit,
+    UploadResult,
+    VectorStoreInfo,
+    result_line,
+)
 from forge_cli.repl.session import IDLE_INTERRUPT_HINT, ChatSession, LineReader
 from forge_cli.repl.turn import Responder, backend_responder
 from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory, clean_text
@@ -22,12 +31,16 @@ __all__ = [
     "KnowledgePort",
     "LineReader",
     "PlainTurnView",
+    "ProgressFn",
+    "ProgressLine",
     "Responder",
     "SearchHit",
     "TurnView",
+    "UploadResult",
     "VectorStoreInfo",
     "ViewFactory",
     "backend_responder",
     "clean_text",
     "command",
+    "result_line",
 ]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
-from forge_cli.repl.knowledge import KnowledgePort
+from forge_cli.repl.knowledge import KnowledgePort, ProgressLine, result_line
 
 if TYPE_CHECKING:
     from forge_cli.repl.session import ChatSession
@@ -19,24 +19,45 @@ def _knowledge(session: ChatSession) -> KnowledgePort:
     return session.knowledge
 
 
-@command("upload", "Upload a file, optionally into a vector store", usage="/upload PATH [--vs ID]")
-async def upload_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+_UPLOAD_USAGE = "usage: /upload PATH... [--vs ID]"
+
+
+def _upload_args(args: list[str]) -> tuple[list[Path], str | None]:
+    """The paths and the ``--vs`` store of ``/upload`` (each path must exist)."""
     vs: str | None = None
     if "--vs" in args:
         at = args.index("--vs")
         if at + 1 >= len(args):
-            raise UsageError("usage: /upload PATH [--vs ID]")
+            raise UsageError(_UPLOAD_USAGE)
         vs = args[at + 1]
         args = args[:at] + args[at + 2 :]
-    if len(args) != 1:
-        raise UsageError("usage: /upload PATH [--vs ID]")
-    path = Path(args[0]).expanduser()
-    if not path.is_file():
-        raise UsageError(f"no such file: {path}")
+    if not args:
+        raise UsageError(_UPLOAD_USAGE)
+    paths = [Path(arg).expanduser() for arg in args]
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"no such file or directory: {path}")
+    return paths, vs
+
+
+@command(
+    "upload",
+    "Upload files (directories are walked), optionally into a vector store",
+    usage="/upload PATH... [--vs ID]",
+)
+async def upload_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    paths, vs = _upload_args(args)
     target = vs or (session.settings.vector_stores[0] if session.settings.vector_stores else None)
-    doc = await _knowledge(session).upload(path, target)
+    knowledge = _knowledge(session)
+    with ProgressLine(session.out) as progress:
+        results = await knowledge.upload(paths, target, progress)
+    if not results:
+        return CommandResult(message="No supported files found.")
+    stored = sum(1 for r in results if r.ok)
     where = f" into {target}" if target else ""
-    return CommandResult(message=f"Uploaded {doc.filename or path.name} as {doc.id}{where}.")
+    lines = [result_line(r) for r in results]
+    lines.append(f"Uploaded {stored} of {len(results)} file(s){where}.")
+    return CommandResult(message="\n".join(lines))
 
 
 @command("docs", "List the documents of the active vector stores")

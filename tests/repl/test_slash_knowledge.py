@@ -1,0 +1,163 @@
+"""/upload, /docs and /search in the chat session, through the CLI's knowledge adapter.
+
+The session talks to :class:`forge_cli.cli.knowledge.KnowledgeAdapter` over a real local store,
+so the adapter's translation (ids or names, documents of the active stores, hits sorted by
+score) is tested where it is used.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from forge_cli.backends.knowledge_client import LocalKnowledgeClient
+from forge_cli.cli.knowledge import KnowledgeAdapter
+from forge_cli.conversations import Conversation
+from forge_cli.knowledge import KnowledgeStore
+from forge_cli.protocol import Request, Response
+from forge_cli.repl import ChatSession, ProgressLine, UploadResult, result_line
+
+pytestmark = pytest.mark.anyio
+
+
+class TtyOut(io.StringIO):
+    """A StringIO that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+async def _never(request: Request) -> AsyncIterator[Response]:
+    nothing: list[Response] = []
+    for snapshot in nothing:
+        yield snapshot
+    raise AssertionError("no message should be sent")
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "ports.md").write_text("# Ports\n\nThe zebra service listens on port 4242.\n")
+    (folder / "walrus.txt").write_text("The walrus index is rebuilt every night.\n")
+    (folder / "blob.txt").write_bytes(b"\x00\x00")
+    return folder
+
+
+@pytest.fixture
+def adapter(tmp_path: Path) -> Iterator[KnowledgeAdapter]:
+    store = KnowledgeStore(tmp_path / "k.db")
+    yield KnowledgeAdapter(lambda: LocalKnowledgeClient(store, seed=False))
+    store.close()
+
+
+def _session(adapter: KnowledgeAdapter | None, out: io.StringIO) -> ChatSession:
+    return ChatSession(Conversation(), _never, out=out, knowledge=adapter)
+
+
+async def test_upload_docs_and_search_through_the_adapter(
+    adapter: KnowledgeAdapter, docs: Path
+) -> None:
+    await adapter.client.create_vector_store("team")
+    out = TtyOut()
+    session = _session(adapter, out)
+
+    assert await session.handle_line(f"/upload {docs} --vs team")
+    text = out.getvalue()
+    assert "\r\x1b[2K" in text
+    assert "3/3" in text
+    assert "rejected   -  blob.txt: " in text
+    assert "Uploaded 2 of 3 file(s) into team." in text
+
+    out.seek(0)
+    out.truncate()
+    assert await session.handle_line("/docs")
+    assert "No documents." not in out.getvalue()  # no active store: every document
+    await session.handle_line("/vs use team")  # by name, as /vs use accepts
+    out.seek(0)
+    out.truncate()
+    assert await session.handle_line("/docs")
+    listed = out.getvalue()
+    assert "ports.md" in listed
+    assert "walrus.txt" in listed
+    assert "blob.txt" not in listed
+
+    out.seek(0)
+    out.truncate()
+    assert await session.handle_line("/search walrus index")
+    found = out.getvalue().splitlines()
+    assert found[0].startswith("[1] walrus.txt (")
+    assert "rebuilt every night" in found[0]
+
+
+async def test_search_without_an_active_store_is_an_error_line(
+    adapter: KnowledgeAdapter,
+) -> None:
+    out = io.StringIO()
+    session = _session(adapter, out)
+    assert await session.handle_line("/search anything")
+    assert "error: no active vector store" in out.getvalue()
+    out.seek(0)
+    out.truncate()
+    assert await session.handle_line("/search")
+    assert "usage: /search QUERY" in out.getvalue()
+
+
+async def test_upload_into_the_active_store_and_bad_paths(
+    adapter: KnowledgeAdapter, docs: Path, tmp_path: Path
+) -> None:
+    store = await adapter.client.create_vector_store("team")
+    out = io.StringIO()
+    session = _session(adapter, out)
+    await session.handle_line(f"/vs use {store.id}")
+    assert await session.handle_line(f"/upload {docs / 'ports.md'}")
+    text = out.getvalue()
+    assert "\x1b" not in text  # not a terminal: no progress bar
+    assert f"Uploaded 1 of 1 file(s) into {store.id}." in text
+    assert [m.filename for m in await adapter.client.list_vector_store_files(store.id)] == [
+        "ports.md"
+    ]
+    await session.handle_line(f"/upload {tmp_path / 'missing.md'}")
+    assert "error: no such file or directory" in out.getvalue()
+    await session.handle_line("/upload --vs")
+    assert "usage: /upload PATH... [--vs ID]" in out.getvalue()
+    await session.handle_line(f"/upload {docs / 'ports.md'} --vs nope")
+    assert "error: no vector store with id or name 'nope'" in out.getvalue()
+
+
+async def test_knowledge_commands_without_a_store() -> None:
+    out = io.StringIO()
+    session = _session(None, out)
+    for line in ("/docs", "/search x", "/upload ."):
+        assert await session.handle_line(line)
+    assert out.getvalue().count("error: this backend offers no document store") == 3
+
+
+def test_progress_line_draws_only_on_a_terminal() -> None:
+    piped = io.StringIO()
+    with ProgressLine(piped) as progress:
+        progress(1, 2, "a.md")
+    assert piped.getvalue() == ""
+
+    tty = TtyOut()
+    with ProgressLine(tty, ascii_only=True) as progress:
+        progress(1, 2, "evil\x1b]52;c;x\x07.md")
+    drawn = tty.getvalue()
+    assert drawn.startswith("\r\x1b[2K" + "#" * 12 + "-" * 12 + " 1/2  evil\\x1b]52")
+    assert "\x07" not in drawn
+    assert drawn.endswith("\r\x1b[2K")
+
+    dumb = TtyOut()
+    ProgressLine(dumb, env={"TERM": "dumb"})(1, 1, "a.md")
+    assert dumb.getvalue() == ""
+
+
+def test_result_line_formats_each_status() -> None:
+    assert result_line(UploadResult("a.md", "ok", "file_1")) == "ok         file_1  a.md"
+    assert (
+        result_line(UploadResult("b.bin", "rejected", None, "binary\ncontent"))
+        == "rejected   -  b.bin: binary content"
+    )
