@@ -7,16 +7,20 @@ missing piece gives a one-line error instead of a traceback.
 
 from __future__ import annotations
 
-import importlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from forge_cli.backends.base import Backend
 from forge_cli.config import Settings, conversations_dir
 from forge_cli.conversations import ConversationStore
-from forge_cli.errors import ConfigError, ForgeError
+from forge_cli.errors import ConfigError
 from forge_cli.repl.turn import Responder, backend_responder
 from forge_cli.repl.view import ViewFactory
+
+if TYPE_CHECKING:
+    from forge_cli.engine import EngineConfig
+    from forge_cli.knowledge import KnowledgeStore
+    from forge_cli.render import Renderer
 
 __all__ = [
     "DEFAULT_BASE_URLS",
@@ -33,13 +37,6 @@ DEFAULT_BASE_URLS = {"responses": "http://localhost:9999/v1", "chat": "http://lo
 """Used when a profile names an API kind but no URL (a local Knowledge Forge server, Ollama)."""
 
 
-def _lookup(module: str, name: str, what: str) -> Any:
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        raise ForgeError(f"{what} is not available in this build of forge") from None
-
-
 def _api_key_env(settings: Settings) -> str | None:
     if settings.api_key_env:
         return settings.api_key_env
@@ -53,28 +50,34 @@ def build_backend(settings: Settings) -> Backend:
         from forge_cli.cli.testhook import load_test_backend
 
         return load_test_backend(script)
+    # Backends are imported here, not at module level: they pull in httpx2, openai or sqlite.
     if settings.api == "local":
-        local = _lookup("forge_cli.backends.local", "LocalBackend", "the local engine")
-        return local(config=engine_config(settings))  # type: ignore[no-any-return]
+        from forge_cli.backends.local import LocalBackend
+
+        return LocalBackend(config=engine_config(settings))
     base_url = settings.base_url or DEFAULT_BASE_URLS[settings.api]
     key_env = _api_key_env(settings)
-    backend: Backend
     if settings.api == "responses":
-        cls = _lookup("forge_cli.backends.responses_http", "ResponsesBackend", "responses API")
-        backend = cls(
+        from forge_cli.backends.responses_http import ResponsesBackend
+
+        return ResponsesBackend(
             base_url,
             api_key=settings.api_key,
             api_key_env=key_env,
             read_timeout=settings.timeout,
             store=settings.store,
         )
-    else:
-        cls = _lookup("forge_cli.backends.chat_completions", "ChatCompletionsBackend", "chat API")
-        backend = cls(base_url, api_key=settings.api_key, api_key_env=key_env)
-    return backend
+    from forge_cli.backends.chat_completions import ChatCompletionsBackend
+
+    return ChatCompletionsBackend(
+        base_url=base_url,
+        api_key=settings.api_key,
+        api_key_env=key_env,
+        timeout=settings.timeout,
+    )
 
 
-def engine_config(settings: Settings) -> Any:
+def engine_config(settings: Settings) -> EngineConfig:
     """The local engine's ``EngineConfig`` from the ``engine.*`` settings.
 
     Their environment variables (``FORGE_SEARXNG_URL``, ``FORGE_UPSTREAM_*``) are the ones
@@ -131,7 +134,7 @@ def build_responder(settings: Settings, backend: Backend, *, interactive: bool) 
     store = None
     if settings.api == "chat":
 
-        def store() -> Any:
+        def store() -> KnowledgeStore:
             from forge_cli.knowledge import KnowledgeStore, default_store_path
 
             return KnowledgeStore(default_store_path())
@@ -160,7 +163,7 @@ def build_view_factory(
     )
 
     def make() -> RendererView:
-        def renderer() -> Any:
+        def renderer() -> Renderer:
             from forge_cli.render import make_renderer
 
             return make_renderer(

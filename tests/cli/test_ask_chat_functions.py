@@ -1,0 +1,104 @@
+"""End to end (issue 5): `forge ask --api chat ... --functions tools.py` against a loopback
+OpenAI-compatible server — the user's function runs, the call shows in the rendered output and in
+`--json`; without `--yes` a non-interactive run denies it and says so on stderr."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks, tool_call_chunks
+
+TOOLS = '''
+from forge_cli.tools import tool
+
+
+@tool
+def lookup_order(order_id: int) -> str:
+    """Look up an order.
+
+    Args:
+        order_id: The order number.
+    """
+    return f"order {order_id}: shipped on 2026-11-20 by parcel post"
+'''
+
+Forge = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def tools_file(tmp_path: Path) -> Path:
+    path = tmp_path / "tools.py"
+    path.write_text(TOOLS)
+    return path
+
+
+def _script(server: FakeChatServer) -> None:
+    # The model passes the id as a string: the executor's lenient fix turns it into an int.
+    server.add(tool_call_chunks([("lookup_order", {"order_id": "4711"})]))
+    server.add(text_chunks("Order 4711 shipped on 20 November by parcel post."))
+
+
+def _args(server: FakeChatServer, tools_file: Path, *extra: str) -> list[str]:
+    return [
+        "ask",
+        "--api",
+        "chat",
+        "--base-url",
+        server.base_url,
+        "--model",
+        "fake-model",
+        "--functions",
+        str(tools_file),
+        *extra,
+        "Where is order 4711?",
+    ]
+
+
+def test_ask_runs_the_users_function_and_prints_the_answer(forge: Forge, tools_file: Path) -> None:
+    with FakeChatServer() as server:
+        _script(server)
+        proc = forge(*_args(server, tools_file, "--yes", "--plain"))
+        server.assert_consumed()
+    assert proc.returncode == 0, proc.stderr
+    assert "Order 4711 shipped on 20 November by parcel post." in proc.stdout
+    assert "lookup_order" in proc.stderr  # the tool-call status line
+    tool_message = server.requests[1]["messages"][-1]
+    assert tool_message["role"] == "tool"
+    assert "shipped on 2026-11-20" in tool_message["content"]
+
+
+def test_the_call_is_in_the_json_document(forge: Forge, tools_file: Path) -> None:
+    with FakeChatServer() as server:
+        _script(server)
+        proc = forge(*_args(server, tools_file, "--yes", "--json"))
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(proc.stdout)
+    assert document["text"] == "Order 4711 shipped on 20 November by parcel post."
+    calls = [item for item in document["items"] if item["type"] == "function_call"]
+    assert [call["name"] for call in calls] == ["lookup_order"]
+    assert calls[0]["arguments"] == {"order_id": "4711"}
+    # The function_call_output is paired with its call: its text is the call's result.
+    assert "shipped on 2026-11-20" in json.dumps(calls[0]["result"])
+    assert calls[0]["status"] == "completed"
+
+
+def test_without_yes_a_non_interactive_run_denies_the_function(
+    forge: Forge, tools_file: Path
+) -> None:
+    with FakeChatServer() as server:
+        server.add(tool_call_chunks([("lookup_order", {"order_id": 4711})]))
+        server.add(text_chunks("I could not look the order up."))
+        proc = forge(*_args(server, tools_file, "--plain"), input="")
+        server.assert_consumed()
+    assert proc.returncode == 0, proc.stderr
+    assert "denied" in proc.stderr.lower()
+    assert "lookup_order" in proc.stderr
+    tool_message = server.requests[1]["messages"][-1]
+    assert tool_message["role"] == "tool"
+    assert "shipped" not in tool_message["content"]
+    assert "denied" in tool_message["content"].lower()
