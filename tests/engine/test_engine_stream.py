@@ -116,6 +116,18 @@ async def test_no_tools_searches_the_default_stores(engine: Engine, corpus) -> N
     assert final["output"][0]["results"][0]["file_id"] == corpus.file_ids["lighthouse.md"]
 
 
+async def test_file_search_without_vector_stores_searches_the_default_stores(
+    engine: Engine, corpus
+) -> None:
+    request = Request.model_validate(
+        {"model": "m", "input": "Fresnel lens beam", "tools": [{"type": "file_search"}]}
+    )
+    final = _final(await collect(engine.stream(request)))
+    search = final["output"][0]
+    assert (search["type"], search["status"]) == ("file_search_call", "completed")
+    assert search["results"][0]["file_id"] == corpus.file_ids["lighthouse.md"]
+
+
 async def test_web_search_without_provider_fails_visibly(engine: Engine) -> None:
     request = Request.model_validate(
         {"model": "m", "input": "news", "tools": [{"type": "web_search"}]}

@@ -92,23 +92,35 @@ def _limit(value: int | None, default: int) -> int:
 def resolve_toolset(
     store: KnowledgeStore, request: Request, *, default_stores: tuple[str, ...], default_max: int
 ) -> Toolset:
-    """Validate the request's tools; with no tools at all, search the default stores."""
+    """Validate the request's tools; with no tools at all, search the default stores.
+
+    A ``file_search`` or ``list_documents`` tool that names no vector store searches the default
+    stores too (``default_vector_stores``, else every store), so ``forge ask -t file-search``
+    works without ``--vs``.
+    """
     fields: dict[str, Any] = {}
     functions: list[FunctionTool] = []
+
+    def stores(refs: list[str]) -> tuple[str, ...]:
+        if refs:
+            return resolve_vector_store_ids(store, refs)
+        defaults = default_stores or tuple(vs.id for vs in store.list_vector_stores())
+        return resolve_vector_store_ids(store, defaults) if defaults else ()
+
     for tool in request.tools:
         if is_file_search_tool(tool):
             threshold = tool.ranking_options.score_threshold if tool.ranking_options else None
             if threshold is not None and not 0.0 <= threshold <= 1.0:
                 raise UsageError("ranking_options.score_threshold must be between 0 and 1")
             fields["file_search"] = SearchSpec(
-                vector_store_ids=resolve_vector_store_ids(store, tool.vector_store_ids),
+                vector_store_ids=stores(tool.vector_store_ids),
                 max_num_results=_limit(tool.max_num_results, default_max),
                 score_threshold=threshold,
                 filters=_check_filters(tool.filters),
             )
         elif is_list_documents_tool(tool):
             fields["list_documents"] = SearchSpec(
-                vector_store_ids=resolve_vector_store_ids(store, tool.vector_store_ids),
+                vector_store_ids=stores(tool.vector_store_ids),
                 max_num_results=_limit(tool.max_num_results, 10),
                 score_threshold=tool.score_threshold,
                 filters=_check_filters(tool.filters),
@@ -123,8 +135,7 @@ def resolve_toolset(
         elif is_function_tool(tool):
             functions.append(tool)
     if not request.tools:
-        refs = default_stores or tuple(vs.id for vs in store.list_vector_stores())
-        ids = resolve_vector_store_ids(store, refs) if refs else ()
+        ids = stores([])
         if ids:
             fields["file_search"] = SearchSpec(vector_store_ids=ids, max_num_results=default_max)
             fields["list_documents"] = SearchSpec(vector_store_ids=ids, max_num_results=10)
