@@ -196,3 +196,23 @@ def test_doctor_reports_a_bad_config(forge: Run, tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "FAIL  config" in proc.stdout
     assert "fix: edit" in proc.stdout
+
+
+def test_conversation_commands_never_print_raw_escape_sequences(forge: Run, tmp_path: Path) -> None:
+    """Saved model output is untrusted: show/list neutralise it; a piped export keeps it."""
+    from forge_cli.conversations import Conversation, ConversationStore, Turn
+
+    hostile = "evil \x1b]52;c;Y2xpcA==\x07 \x1b[2J title\u202e"
+    output = [{"type": "message", "content": [{"type": "output_text", "text": hostile}]}]
+    conv = Conversation(name=None, turns=[Turn(user=hostile, output=output)])
+    ConversationStore(tmp_path / "data" / "conversations").save(conv)
+    for args in (["conversations", "list"], ["conversations", "show", conv.id]):
+        proc = forge(*args)
+        assert proc.returncode == 0, proc.stderr
+        assert "\x1b" not in proc.stdout
+        assert "\u202e" not in proc.stdout
+        assert "evil" in proc.stdout
+    exported = forge("conversations", "export", conv.id, "--format", "json")
+    assert (
+        "\\u001b]52" in exported.stdout or "\x1b]52" in exported.stdout
+    )  # data keeps the original

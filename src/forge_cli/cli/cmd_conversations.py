@@ -23,13 +23,18 @@ def conversations() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON lines.")
 def list_cmd(as_json: bool) -> None:
     """List saved conversations, newest first. Unreadable files are reported and skipped."""
+    from forge_cli.render.sanitize import sanitize_inline
+
     listing = build_store().list()
+    if not listing.conversations and not as_json:
+        click.echo("no saved conversations", err=True)
     for conv in listing.conversations:
         if as_json:
             click.echo(_summary_json(conv))
             continue
         stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(conv.updated_at))
-        click.echo(f"{conv.id}  {stamp}  {len(conv.turns):>3} turns  {conv.title}")
+        title = sanitize_inline(conv.title)
+        click.echo(f"{conv.id}  {stamp}  {len(conv.turns):>3} turns  {title}")
     for problem in listing.problems:
         click.echo(f"forge: warning: {problem}", err=True)
 
@@ -48,8 +53,10 @@ def _summary_json(conv: object) -> str:
 @conversations.command("show")
 @click.argument("ref")
 def show_cmd(ref: str) -> None:
-    """Print a conversation as Markdown."""
-    click.echo(to_markdown(build_store().load(ref)), nl=False)
+    """Print a conversation as Markdown (control and escape sequences shown escaped)."""
+    from forge_cli.render.sanitize import sanitize
+
+    click.echo(sanitize(to_markdown(build_store().load(ref))), nl=False)
 
 
 @conversations.command("export")
@@ -61,6 +68,10 @@ def export_cmd(ref: str, fmt: str, output: Path | None) -> None:
     conv = build_store().load(ref)
     text = to_markdown(conv) if fmt == "md" else to_json(conv)
     if output is None:
+        if sys.stdout.isatty():  # a terminal gets the sanitised text; a pipe or file the original
+            from forge_cli.render.sanitize import sanitize
+
+            text = sanitize(text)
         sys.stdout.write(text)
     else:
         output.write_text(text, encoding="utf-8")
@@ -74,7 +85,10 @@ def delete_cmd(ref: str, yes: bool) -> None:
     """Delete a saved conversation."""
     store = build_store()
     conv = store.load(ref)
-    if not yes and not click.confirm(f"Delete {conv.id} ({conv.title})?", err=True):
+    from forge_cli.render.sanitize import sanitize_inline
+
+    question = f"Delete {conv.id} ({sanitize_inline(conv.title)})?"
+    if not yes and not click.confirm(question, err=True):
         raise click.Abort
     store.delete(conv.id)
     click.echo(f"Deleted {conv.id}", err=True)
