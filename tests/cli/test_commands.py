@@ -216,3 +216,11 @@ def test_conversation_commands_never_print_raw_escape_sequences(forge: Run, tmp_
     assert (
         "\\u001b]52" in exported.stdout or "\x1b]52" in exported.stdout
     )  # data keeps the original
+
+
+def test_error_lines_neutralise_escape_sequences_the_user_typed(forge: Run) -> None:
+    proc = forge("conversations", "show", "\x1b]0;pwned\x07\x1b[2Jx")
+    assert proc.returncode == 1
+    line = _one_error_line(proc)
+    assert "\x1b" not in line
+    assert "\x07" not in line

@@ -96,9 +96,11 @@ def doctor(**options: Any) -> None:
         where = f"profile {settings.profile}, api {settings.api}"
         checks = [Check("config", True, f"{config_path()} ({where})")]
         checks += asyncio.run(_run_checks(settings))
+    from forge_cli.render.sanitize import sanitize_inline
+
     for check in checks:
         mark = "ok  " if check.ok else "FAIL"
-        fix = f"\n      fix: {check.fix}" if check.fix and not check.ok else ""
-        click.echo(f"{mark}  {check.name:<8} {check.detail}{fix}")
+        fix = f"\n      fix: {sanitize_inline(check.fix)}" if check.fix and not check.ok else ""
+        click.echo(f"{mark}  {check.name:<8} {sanitize_inline(check.detail)}{fix}")
     if not all(check.ok for check in checks):
         raise SystemExit(1)
