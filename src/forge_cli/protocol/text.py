@@ -5,8 +5,8 @@ text; it holds a :class:`TextView` -- the buffer plus the number of fragments at
 Because the buffer only ever grows, a view taken earlier keeps reading the same text forever, so a
 snapshot handed out is never changed by later deltas. Joining happens on first read and is cached
 incrementally (reading the newest text after every delta joins only the new fragments); an older
-view is a slice of the cached text, found through cumulative fragment lengths, and each view keeps
-its text once read.
+view is a slice of that cached text, found through cumulative fragment lengths. Views keep no copy
+of their own, so holding many snapshots costs no more memory than the text itself.
 """
 
 from __future__ import annotations
@@ -52,19 +52,16 @@ class TextBuffer:
 class TextView:
     """The text of a buffer at one moment; reading it never changes."""
 
-    __slots__ = ("_buffer", "_count", "_text")
+    __slots__ = ("_buffer", "_count")
 
     def __init__(self, buffer: TextBuffer, count: int) -> None:
         self._buffer = buffer
         self._count = count
-        self._text: str | None = None
 
     @property
     def text(self) -> str:
-        """The joined text of this view (computed once)."""
-        if self._text is None:
-            self._text = self._buffer.text_at(self._count)
-        return self._text
+        """The joined text of this view."""
+        return self._buffer.text_at(self._count)
 
     def __str__(self) -> str:
         return self.text
