@@ -13,6 +13,14 @@ live region is redrawn ~15 times per simulated second for the whole answer (abou
 for 20,000 tokens). That figure is CPU per answer at a realistic pace; divided by the simulated
 duration it is the renderer's share of one core while a model streams.
 
+It also prints, for information, what ticks cost (``RichRenderer.tick``, which drivers call so
+a stalled stream still shows its latest state): a tool call running for 60 simulated seconds,
+ticked whenever the renderer asks (at most 15 redraws per second, for its elapsed time), and one
+``tick()`` on an idle, clean answer (which must not redraw).
+
+Snapshots are dropped once drawn, as in a real stream (holding all of them would keep every
+snapshot's joined text alive and measure the allocator, not the renderer).
+
 Targets: 20,000 tokens <= 1.0 s CPU; per-token cost at 20,000 <= 1.5x the cost at 2,000.
 Exit status 1 when a target is missed.
 """
@@ -28,7 +36,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.markdown import Markdown
 
-from forge_cli.protocol import Message, OutputText, Response, TextBuffer
+from forge_cli.protocol import FileSearchCall, Message, OutputText, Response, TextBuffer
 from forge_cli.render.rich_renderer import RichRenderer
 
 TOKENS_SMALL = 2_000
@@ -101,11 +109,46 @@ def run_ours(count: int, *, paced: bool = False) -> tuple[float, int]:
     fake_now = itertools.count()
     clock = (lambda: next(fake_now) * 0.01) if paced else time.monotonic
     renderer = RichRenderer(capture_console(), clock=clock)
+    snaps.reverse()
     start = time.process_time()
-    for snap in snaps:
-        renderer.on_snapshot(snap)
+    while snaps:  # drop each snapshot once drawn, as a real stream does: holding all 20,000
+        renderer.on_snapshot(snaps.pop())  # keeps every view's joined text alive (~800 MB)
     renderer.finish(final)
     return time.process_time() - start, renderer.redraws
+
+
+def run_ticks(seconds: int) -> tuple[float, int, float]:
+    """A stalled stream: a tool call running ``seconds`` simulated seconds, ticked whenever the
+    renderer asks (``next_tick_in``), then the answer idle and clean. Returns (CPU seconds for
+    the running tool, its redraws, CPU microseconds per idle tick)."""
+    now = [0.0]
+    renderer = RichRenderer(capture_console(), clock=lambda: now[0])
+    call = FileSearchCall(id="fs", status="searching", queries=["quarterly revenue"])
+    renderer.on_snapshot(Response(id="r", status="in_progress", output=[call]))
+    start = time.process_time()
+    while now[0] < seconds:
+        delay = renderer.next_tick_in()
+        if delay is None:
+            raise SystemExit("a running tool call stopped asking for ticks")
+        now[0] += max(delay, 0.001)
+        renderer.tick()
+    running = time.process_time() - start
+    redraws = renderer.redraws
+    done = FileSearchCall(id="fs", status="completed", queries=["quarterly revenue"])
+    text = Message(id="m", status="completed", content=[OutputText(text="Done.")])
+    renderer.on_snapshot(Response(id="r", status="in_progress", output=[done, text]))
+    now[0] += 1.0
+    renderer.tick()  # draws what the throttle held back; then all is clean
+    drawn = renderer.redraws
+    idle_calls = 100_000
+    start = time.process_time()
+    for _ in range(idle_calls):
+        now[0] += 0.1
+        renderer.tick()
+    idle = (time.process_time() - start) / idle_calls * 1e6
+    if renderer.next_tick_in() is not None or renderer.redraws != drawn:
+        raise SystemExit("an idle, clean renderer asked for ticks or redrew")
+    return running, redraws, idle
 
 
 def run_naive(count: int, cap: float) -> tuple[float, int, float]:
@@ -150,6 +193,11 @@ def main() -> int:
             f"paced {count:>6} tokens at 100 tok/s: {spent:7.3f} s CPU, {redraws} redraws "
             f"({spent / simulated * 100:.1f}% of a core over {simulated:.0f} s)"
         )
+    running, redraws, idle = run_ticks(60)
+    print(
+        f"ticks: a tool running 60 s: {running:.3f} s CPU, {redraws} redraws "
+        f"({running / 60 * 100:.1f}% of a core); idle tick() {idle:.2f} us, no redraw"
+    )
     for count in (TOKENS_SMALL, TOKENS_LARGE):
         spent, done, total = run_naive(count, NAIVE_CAP_S / 2)
         note = "" if done == count else f" (stopped after {done} chunks; extrapolated)"

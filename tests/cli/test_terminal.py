@@ -17,7 +17,7 @@ import pexpect
 import pyte
 import pytest
 
-from cli.conftest import ANSWER_SCRIPT, partial_then_hang  # type: ignore[import-not-found]
+from cli.conftest import ANSWER_SCRIPT  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.pty
 
@@ -50,17 +50,38 @@ class Terminal:
         return "\n".join(line.rstrip() for line in self.screen.display)
 
     def wait_for(self, needle: str, timeout: float = 15.0) -> str:
+        """Read until ``needle`` is on the screen or was printed at some point."""
+
+        def found() -> bool:
+            return needle in self.text() or needle in self.transcript
+
+        return self._read_until(found, f"{needle!r}", timeout)
+
+    def wait_for_screen(self, needle: str, timeout: float = 15.0) -> str:
+        """Read until ``needle`` is *on the screen now* (what the user sees, not the transcript)."""
+        return self._read_until(lambda: needle in self.text(), f"{needle!r}", timeout)
+
+    def wait_for_prompt(self, since: int, timeout: float = 15.0) -> str:
+        """Read until the line editor started again after transcript position ``since``.
+
+        prompt-toolkit switches the terminal to raw mode before it enables bracketed paste;
+        a control key sent earlier (Ctrl+D) would be eaten by the cooked-mode line discipline.
+        """
+        ready = "\x1b[?2004h"
+        return self._read_until(lambda: ready in self.transcript[since:], "the prompt", timeout)
+
+    def _read_until(self, done: Callable[[], bool], what: str, timeout: float) -> str:
         deadline = time.monotonic() + timeout
-        while needle not in self.text() and needle not in self.transcript:
+        while not done():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise AssertionError(f"{needle!r} never appeared; screen:\n{self.text()}")
+                raise AssertionError(f"{what} never appeared; screen:\n{self.text()}")
             try:
                 data = self.child.read_nonblocking(65536, timeout=min(remaining, 1.0))
             except pexpect.TIMEOUT:
                 continue
             except pexpect.EOF:
-                raise AssertionError(f"forge exited before {needle!r}:\n{self.text()}") from None
+                raise AssertionError(f"forge exited before {what}:\n{self.text()}") from None
             self.stream.feed(data)
             self.transcript += data.decode("utf-8", "replace")
         return self.text()
@@ -113,19 +134,31 @@ def test_chat_help_tools_and_a_cited_answer(term_env: Callable[..., dict[str, st
     assert term.finish() == 0
 
 
+def _stall_after(*pieces: str) -> list[dict[str, object]]:
+    """A script that streams ``pieces`` back to back, then stalls until the turn is cancelled.
+
+    The pieces arrive within one throttle window, so the rich renderer draws the later ones
+    only on a tick: the rest of the answer is gated on Ctrl+C, which never comes on its own.
+    """
+    deltas = [{**ANSWER_SCRIPT[5], "output_index": 0, "delta": piece} for piece in pieces]
+    opening = [ANSWER_SCRIPT[0], *({**ANSWER_SCRIPT[i], "output_index": 0} for i in (3, 4))]
+    return [*opening, *deltas, {"type": "forge.test.hang"}]
+
+
 def test_ctrl_c_mid_answer_then_save_and_resume(term_env: Callable[..., dict[str, str]]) -> None:
-    # Plain mode (NO_COLOR): the partial text is on screen as it streams, so the test can press
-    # Ctrl+C exactly in the middle of the answer.
-    env = {**term_env([ANSWER_SCRIPT, partial_then_hang("Partial answ")]), "NO_COLOR": "1"}
-    term = Terminal(["chat"], env)
+    # Rich mode: the stream stalls right after snapshots that came inside the redraw throttle;
+    # the renderer's tick must still put the partial answer on screen before Ctrl+C.
+    term = Terminal(["chat"], term_env([ANSWER_SCRIPT, _stall_after("Partial", " answ")]))
     term.wait_for("forge>")
     term.line("how do I install forge?")
     term.wait_for("[1] install.md")
 
     term.line("tell me everything")
-    term.wait_for("Partial answ")
+    screen = term.wait_for_screen("Partial answ")
+    assert "interrupted" not in screen  # on screen while the answer is still streaming
     term.child.sendcontrol("c")
-    term.wait_for("interrupted")
+    screen = term.wait_for_screen("■ interrupted")
+    assert screen.count("Partial answ") == 1  # kept once; the live copy is cleared, not left
     term.line("/status")  # the REPL survived
     term.wait_for("turns         2")
 
@@ -138,10 +171,12 @@ def test_ctrl_c_mid_answer_then_save_and_resume(term_env: Callable[..., dict[str
     term.line("/exit")
     assert term.finish() == 0
 
-    again = Terminal(["chat", "--resume", conv_id], {**term_env([]), "NO_COLOR": "1"})
+    again = Terminal(["chat", "--resume", conv_id], term_env([]))
     again.wait_for(f"{conv_id}, 2 turns")
+    mark = len(again.transcript)
     again.line("/history")
     screen = again.wait_for("Partial answ [interrupted]")
     assert "Run pip install forge." in screen
+    again.wait_for_prompt(since=mark)
     again.child.sendeof()
     assert again.finish() == 0

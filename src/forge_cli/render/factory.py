@@ -32,6 +32,18 @@ class Renderer(Protocol):
         """An agent-loop event: a mapping (or model/dataclass) with a string ``type``."""
         ...
 
+    def tick(self) -> bool:
+        """Redraw if something is stale and the throttle allows; whether the screen changed.
+
+        Drivers call it :meth:`next_tick_in` seconds after an update so a throttled snapshot is
+        drawn even when the stream stalls, and running tool calls' elapsed times keep counting.
+        """
+        ...
+
+    def next_tick_in(self) -> float | None:
+        """Seconds until :meth:`tick` is due, or ``None`` when nothing needs drawing (idle)."""
+        ...
+
     def finish(
         self,
         response: Response | None = None,

@@ -51,6 +51,14 @@ class JsonRenderer:
     def on_event(self, event: Mapping[str, Any] | object) -> None:
         """Agent-loop events are not part of the single document."""
 
+    def tick(self) -> bool:
+        """Nothing to redraw: JSON is written when the answer ends (JSONL per event)."""
+        return False
+
+    def next_tick_in(self) -> float | None:
+        """Never needs a tick (see :meth:`tick`)."""
+        return None
+
     def document(
         self, response: Response, *, interrupted: bool = False,
         error: BaseException | str | None = None,

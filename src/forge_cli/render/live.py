@@ -30,11 +30,29 @@ class LiveView:
                                      pad=False)  # fmt: skip
         if len(lines) > height:
             lines = lines[-height:]
+        lines[-1] = _without_trailing_blanks(lines[-1])
+        if Segment.get_line_length(lines[-1]) > options.max_width - len("^C"):
+            # The cursor would rest at the right edge, where an echoed ``^C`` (Ctrl+C while
+            # streaming) wraps onto a new line: the region would lose track of its position and
+            # leave a stale copy of itself when cleared. End on a blank line instead (one space:
+            # rich drops an empty last line).
+            lines = [*(lines[1:] if len(lines) >= height else lines), [Segment(" ")]]
         new_line = Segment.line()
         for i, line in enumerate(lines):
             yield from line
             if i < len(lines) - 1:
                 yield new_line
+
+
+def _without_trailing_blanks(line: list[Segment]) -> list[Segment]:
+    """``line`` without the padding spaces at its end (the cursor stops after the text)."""
+    while line and not line[-1].control and line[-1].text.endswith(" "):
+        last = line.pop()
+        text = last.text.rstrip(" ")
+        if text:
+            line.append(Segment(text, last.style))
+            break
+    return line
 
 
 def tail_lines(text: str, start: int, keep: int) -> int:

@@ -96,6 +96,14 @@ class PlainRenderer:
         if parts is not None and not self._finished:
             self._err.print(f"{self.glyphs.icon(parts[0])} {parts[1]}", markup=False)
 
+    def tick(self) -> bool:
+        """Nothing to redraw: plain text is written as each snapshot arrives."""
+        return False
+
+    def next_tick_in(self) -> float | None:
+        """Never needs a tick (see :meth:`tick`)."""
+        return None
+
     def finish(
         self,
         response: Response | None = None,

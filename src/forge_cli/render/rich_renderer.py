@@ -5,8 +5,11 @@ settled and everything before it is. A message is committed block by block while
 The live region (a transient rich ``Live`` with ``auto_refresh=False``) holds only what is still
 changing -- the unfinished block, running tool calls, a reasoning tail -- cropped to the terminal
 height. All screen writes happen on *ticks*, at most ``max_fps`` per second by the injected
-clock. ``finish`` prints what is left, the Sources list and status notes, so the scrollback ends
-up equal to :meth:`RichRenderer.render_static` of the final snapshot.
+clock. A snapshot that arrives inside the throttle window only marks the screen *dirty*; whoever
+drives the renderer calls :meth:`RichRenderer.tick` after :meth:`RichRenderer.next_tick_in`
+seconds, so the latest text is drawn even when the stream then stalls, and elapsed counters of
+running tool calls keep counting. ``finish`` prints what is left, the Sources list and status
+notes, so the scrollback ends up equal to :meth:`RichRenderer.render_static` of the final snapshot.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.text import Text
 
-from forge_cli.protocol.guards import is_message
+from forge_cli.protocol.guards import is_function_call, is_message
 from forge_cli.protocol.items import Message
 from forge_cli.protocol.response import Response
 from forge_cli.render.blocks import Block, BlockSplitter
@@ -108,6 +111,7 @@ class RichRenderer:
         self.redraws = 0
         self._interval = 1.0 / max_fps
         self._last_tick: float | None = None
+        self._dirty = False
         self._numbering = CitationNumbering()
         self._layout = Layout()
         self._committed = 0
@@ -138,8 +142,32 @@ class RichRenderer:
         for index, item in enumerate(response.output):
             self.clock.observe(item_key(item, index), settled(item, index, count, ctx), now)
         self._advance(response, ctx, final=False)
-        if self._last_tick is None or now - self._last_tick >= self._interval:
+        self._dirty = True
+        if self._due(now):
             self._tick(response, now)
+
+    def tick(self) -> bool:
+        """Redraw now if it is needed and the throttle allows; whether the screen was written.
+
+        Needed when a snapshot was not drawn yet (it came inside the throttle window) or an item
+        in the live region is still running (its elapsed time changes). Cheap when nothing is
+        needed: call it whenever :meth:`next_tick_in` says so.
+        """
+        if self._finished or not self._needs_redraw():
+            return False
+        now = self.clock.now()
+        if not self._due(now):
+            return False
+        self._tick(self._last, now)
+        return True
+
+    def next_tick_in(self) -> float | None:
+        """Seconds until :meth:`tick` would redraw, or ``None`` when idle and clean (no timer)."""
+        if self._finished or not self._needs_redraw():
+            return None
+        if self._last_tick is None:
+            return 0.0
+        return max(0.0, self._last_tick + self._interval - self.clock.now())
 
     def on_event(self, event: Mapping[str, Any] | object) -> None:
         """An agent-loop event: news (blocked, limits, errors, messages) becomes a notice line."""
@@ -275,9 +303,33 @@ class RichRenderer:
             parts.extend(layout.place(entry.kind, rendered))
         return LiveView(parts)
 
+    def _due(self, now: float) -> bool:
+        return self._last_tick is None or now - self._last_tick >= self._interval
+
+    def _needs_redraw(self) -> bool:
+        """Something on screen is stale: an undrawn snapshot, or a running item's elapsed time.
+
+        Running: in the live region, still timed, and not finished -- a function call runs until
+        its output arrives; a finished tool call waiting to settle does not keep counting.
+        """
+        if self._dirty:
+            return True
+        last = self._last
+        if last is None:
+            return False
+        output = last.output
+        for index in range(self._committed, len(output)):
+            item = output[index]
+            if is_message(item) or not self.clock.running(item_key(item, index)):
+                continue
+            if is_function_call(item) or not getattr(item, "is_done", False):
+                return True
+        return False
+
     def _tick(self, response: Response | None, now: float) -> None:
         """One screen update: print newly committed units, redraw the live region."""
         self._last_tick = now
+        self._dirty = False
         self.redraws += 1
         if self._live is None:
             self._live = _Live(

@@ -40,6 +40,10 @@ class ItemClock:
         if done:
             self._done.setdefault(key, now)
 
+    def running(self, key: str) -> bool:
+        """Whether item ``key`` was seen and its clock is still counting (its elapsed changes)."""
+        return self._end is None and key in self._seen and key not in self._done
+
     def close(self, now: float) -> None:
         """The answer ended: unfinished items stop their clocks here."""
         if self._end is None:

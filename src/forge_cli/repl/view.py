@@ -3,10 +3,16 @@
 The chat session only talks to a ``TurnView``. :func:`default_view_factory` uses the render
 layer's renderers when they are installed and otherwise :class:`PlainTurnView`, a small
 append-only text view (answer on ``out``, tool lines on ``out`` too so the REPL reads in order).
+
+:class:`RendererView` also keeps a throttled renderer's screen fresh between updates: after each
+update it arms one event-loop timer for when the renderer says a redraw is due (a throttled
+snapshot, a running tool call's elapsed time), so whoever drives the view -- the chat session,
+``forge ask`` -- needs no loop of its own, and the stream is never read from another task.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
@@ -15,7 +21,14 @@ from forge_cli.conversations.export import sources_of
 from forge_cli.protocol.guards import is_message, is_reasoning, is_tool_call
 from forge_cli.protocol.response import Response
 
-__all__ = ["PlainTurnView", "RendererView", "TurnView", "ViewFactory", "clean_text"]
+__all__ = [
+    "PlainTurnView",
+    "RendererView",
+    "Scheduler",
+    "TurnView",
+    "ViewFactory",
+    "clean_text",
+]
 
 _UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
@@ -42,6 +55,22 @@ class TurnView(Protocol):
 
 
 ViewFactory = Callable[[], TurnView]
+
+
+class _Timer(Protocol):
+    def cancel(self) -> None: ...
+
+
+Scheduler = Callable[[float, Callable[[], None]], _Timer]
+"""Runs a callback after a delay in seconds (``loop.call_later`` of the running loop)."""
+
+
+def _loop_scheduler(delay: float, callback: Callable[[], None]) -> _Timer | None:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # driven outside an event loop: nothing can fire later
+        return None
+    return loop.call_later(delay, callback)
 
 
 def _tool_label(item: object) -> str:
@@ -130,15 +159,30 @@ class RendererView:
     """A :class:`TurnView` over a render-layer ``Renderer`` (rich, plain, json or jsonl).
 
     ``renderer`` may be a zero-argument factory: the renderer (and rich) is then created on
-    first use, after the request went out, so start-up does not wait for it.
+    first use, after the request went out, so start-up does not wait for it. ``scheduler``
+    (default: the running event loop's ``call_later``) fires the renderer's ``tick`` when its
+    ``next_tick_in`` is due; at most one timer is pending and none when the renderer is idle.
     """
 
-    def __init__(self, renderer: Any, *, stream: bool = True, report_errors: bool = True) -> None:
+    def __init__(
+        self,
+        renderer: Any,
+        *,
+        stream: bool = True,
+        report_errors: bool = True,
+        scheduler: Scheduler | None = None,
+    ) -> None:
         self._renderer = renderer
         self._lazy = callable(renderer) and not hasattr(renderer, "on_snapshot")
         self.stream = stream
         self.report_errors = report_errors
         """``False`` when the caller reports errors itself (``forge ask`` prints one line)."""
+        self._schedule: Callable[[float, Callable[[], None]], _Timer | None] = (
+            scheduler or _loop_scheduler
+        )
+        self._timer: _Timer | None = None
+        self._tick_error: Exception | None = None
+        self._finished = False
 
     @property
     def renderer(self) -> Any:
@@ -150,14 +194,52 @@ class RendererView:
 
     def update(self, snapshot: Response) -> None:
         """Pass the snapshot on (unless streaming is off)."""
+        self._raise_tick_error()
         if self.stream:
             self.renderer.on_snapshot(snapshot)
+            self._arm()
 
     def event(self, event: object) -> None:
         """Pass an agent-loop event on."""
+        self._raise_tick_error()
         self.renderer.on_event(event)
+        self._arm()
 
     def finish(self, snapshot: Response | None, *, status: str, error: str | None) -> None:
         """Let the renderer print the rest, the sources and the status note."""
+        self._finished = True
+        self._disarm()
         shown = error if self.report_errors else None
         self.renderer.finish(snapshot, interrupted=status == "interrupted", error=shown)
+
+    # -- keeping the screen fresh between updates --------------------------------------------
+
+    def _arm(self) -> None:
+        """Schedule the next tick the renderer asks for (one pending timer at most)."""
+        if self._timer is not None or self._finished or self._tick_error is not None:
+            return
+        next_tick_in = getattr(self.renderer, "next_tick_in", None)
+        delay = next_tick_in() if next_tick_in is not None else None
+        if delay is not None:
+            self._timer = self._schedule(max(0.0, delay), self._on_timer)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if self._finished:
+            return
+        try:
+            self.renderer.tick()
+        except Exception as exc:  # a timer callback has nobody to raise to: the next update does
+            self._tick_error = exc
+            return
+        self._arm()
+
+    def _raise_tick_error(self) -> None:
+        if self._tick_error is not None:
+            error, self._tick_error = self._tick_error, None
+            raise error
