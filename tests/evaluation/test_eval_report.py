@@ -1,9 +1,4 @@
-"""The terminal report of ``forge eval``: summary and failure tables, progress bar, hostile text.
-
-``forge_cli.render.eval_report`` is imported inside the tests, not at collection: importing the
-``forge_cli.render.sanitize`` submodule while test modules are collected would shadow the
-render package's lazily exported ``sanitize`` function for modules collected after this one.
-"""
+"""The terminal report of ``forge eval``: summary and failure tables, progress bar, hostile text."""
 
 from __future__ import annotations
 
@@ -43,7 +38,7 @@ def _results() -> list[CaseResult]:
 
 
 def test_summary_and_failures_are_printed_without_control_characters(report: ModuleType) -> None:
-    from forge_cli.render.sanitize import dangerous_chars
+    from forge_cli.sanitize import dangerous_chars
 
     console, buffer = _console()
     results = _results()

@@ -23,7 +23,7 @@ from forge_cli.protocol import (
     WebSearchSource,
 )
 from forge_cli.render import make_renderer, sanitize
-from forge_cli.render.sanitize import dangerous_chars, json_dumps_safe, sanitize_inline
+from forge_cli.sanitize import dangerous_chars, json_dumps_safe, sanitize_inline
 
 HOSTILE = [
     "\x1b[2J\x1b[H",  # clear screen, cursor home

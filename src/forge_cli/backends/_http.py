@@ -17,7 +17,6 @@ import asyncio
 import json
 import math
 import random
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -36,6 +35,7 @@ from forge_cli.errors import (
     ConfigError,
     ProtocolError,
 )
+from forge_cli.sanitize import sanitize
 
 __all__ = [
     "ErrorContext",
@@ -58,7 +58,6 @@ SleepFunction = Callable[[float], Awaitable[None]]
 Phase = Literal["connect", "stream"]
 """Before the reply's headers arrived ("connect") or while reading its body ("stream")."""
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]+")
 _MAX_SERVER_MESSAGE = 300
 _MAX_ERROR_BODY = 64 * 1024
 
@@ -202,7 +201,7 @@ class ErrorContext:
             value = secret.reveal()
             if value:
                 text = text.replace(value, "***")
-        text = " ".join(_CONTROL.sub(" ", text).split())
+        text = " ".join(sanitize(text).split())
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -23,7 +23,7 @@ def conversations() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON lines.")
 def list_cmd(as_json: bool) -> None:
     """List saved conversations, newest first. Unreadable files are reported and skipped."""
-    from forge_cli.render.sanitize import sanitize_inline
+    from forge_cli.sanitize import sanitize_inline
 
     listing = build_store().list()
     if not listing.conversations and not as_json:
@@ -54,7 +54,7 @@ def _summary_json(conv: object) -> str:
 @click.argument("ref")
 def show_cmd(ref: str) -> None:
     """Print a conversation as Markdown (control and escape sequences shown escaped)."""
-    from forge_cli.render.sanitize import sanitize
+    from forge_cli.sanitize import sanitize
 
     click.echo(sanitize(to_markdown(build_store().load(ref))), nl=False)
 
@@ -69,7 +69,7 @@ def export_cmd(ref: str, fmt: str, output: Path | None) -> None:
     text = to_markdown(conv) if fmt == "md" else to_json(conv)
     if output is None:
         if sys.stdout.isatty():  # a terminal gets the sanitised text; a pipe or file the original
-            from forge_cli.render.sanitize import sanitize
+            from forge_cli.sanitize import sanitize
 
             text = sanitize(text)
         sys.stdout.write(text)
@@ -85,7 +85,7 @@ def delete_cmd(ref: str, yes: bool) -> None:
     """Delete a saved conversation."""
     store = build_store()
     conv = store.load(ref)
-    from forge_cli.render.sanitize import sanitize_inline
+    from forge_cli.sanitize import sanitize_inline
 
     question = f"Delete {conv.id} ({sanitize_inline(conv.title)})?"
     if not yes and not click.confirm(question, err=True):

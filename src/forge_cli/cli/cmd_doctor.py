@@ -96,7 +96,7 @@ def doctor(**options: Any) -> None:
         where = f"profile {settings.profile}, api {settings.api}"
         checks = [Check("config", True, f"{config_path()} ({where})")]
         checks += asyncio.run(_run_checks(settings))
-    from forge_cli.render.sanitize import sanitize_inline
+    from forge_cli.sanitize import sanitize_inline
 
     for check in checks:
         mark = "ok  " if check.ok else "FAIL"

@@ -77,13 +77,13 @@ def _run(options: dict[str, Any], work: Callable[[Any], Awaitable[None]]) -> Non
 
 
 def _clean(text: object) -> str:
-    from forge_cli.render.sanitize import sanitize_inline
+    from forge_cli.sanitize import sanitize_inline
 
     return sanitize_inline(str(text))
 
 
 def _echo_json(value: Any) -> None:
-    from forge_cli.render.sanitize import json_dumps_safe
+    from forge_cli.sanitize import json_dumps_safe
 
     click.echo(json_dumps_safe(value, indent=2))
 

@@ -30,7 +30,7 @@ def models(**options: Any) -> None:
         finally:
             await backend.aclose()
 
-    from forge_cli.render.sanitize import sanitize_inline
+    from forge_cli.sanitize import sanitize_inline
 
     for name in asyncio.run(work()):
         click.echo(sanitize_inline(name))  # names come from the server: untrusted

@@ -43,7 +43,7 @@ Exit codes:
 
 
 def _inline(text: str) -> str:
-    from forge_cli.render.sanitize import sanitize_inline
+    from forge_cli.sanitize import sanitize_inline
 
     return sanitize_inline(text)
 
@@ -83,7 +83,7 @@ async def _run(
 def _print(report: EvalReport, data: Dataset, as_json: bool) -> None:
     if as_json:
         from forge_cli.evaluation import report_document
-        from forge_cli.render.sanitize import json_dumps_safe
+        from forge_cli.sanitize import json_dumps_safe
 
         document = report_document(report, dataset=data.source, problems=data.problems)
         click.echo(json_dumps_safe(document, indent=2))

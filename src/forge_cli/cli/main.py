@@ -101,7 +101,7 @@ def _debug_requested(args: Sequence[str]) -> bool:
 
 def _fail(message: str, code: int) -> int:
     # Messages may quote file names, ids the user typed or server text: never raw to a terminal.
-    from forge_cli.render.sanitize import sanitize_inline
+    from forge_cli.sanitize import sanitize_inline
 
     text = " ".join(sanitize_inline(str(message)).split())
     sys.stderr.write(f"forge: error: {text}\n")

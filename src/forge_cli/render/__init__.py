@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from forge_cli.sanitize import json_dumps_safe, sanitize, sanitize_inline
+
 if TYPE_CHECKING:
     from forge_cli.render.citations import Citation, collect_citations
     from forge_cli.render.console import Mode, choose_mode, make_console, wants_plain
@@ -21,7 +23,6 @@ if TYPE_CHECKING:
     from forge_cli.render.json_renderer import JsonlRenderer, JsonRenderer
     from forge_cli.render.plain import PlainRenderer
     from forge_cli.render.rich_renderer import RichRenderer
-    from forge_cli.render.sanitize import json_dumps_safe, sanitize, sanitize_inline
 
 __all__ = [
     "ASCII",
@@ -66,9 +67,6 @@ _WHERE = {
     "JsonlRenderer": "json_renderer",
     "PlainRenderer": "plain",
     "RichRenderer": "rich_renderer",
-    "json_dumps_safe": "sanitize",
-    "sanitize": "sanitize",
-    "sanitize_inline": "sanitize",
 }
 
 

@@ -3,7 +3,7 @@
 The render layer sits below the evaluation package, so this module reads results and summaries
 through small structural protocols (:class:`SummaryView`, :class:`ResultView`) instead of
 importing them. Question ids and error messages come from the user's dataset and the backend:
-they pass through :func:`~forge_cli.render.sanitize.sanitize_inline` before a terminal sees them.
+they pass through :func:`~forge_cli.sanitize.sanitize_inline` before a terminal sees them.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from forge_cli.render.console import make_console
-from forge_cli.render.sanitize import sanitize_inline
+from forge_cli.sanitize import sanitize_inline
 
 __all__ = [
     "EvalProgress",

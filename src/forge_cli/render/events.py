@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 
 from forge_cli.render.glyphs import Glyphs, Phase, status_look
-from forge_cli.render.sanitize import sanitize_inline
+from forge_cli.sanitize import sanitize_inline
 
 __all__ = ["as_event_dict", "notice_for", "notice_parts"]
 

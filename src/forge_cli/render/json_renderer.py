@@ -19,9 +19,9 @@ from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.document import answer_document, item_document
 from forge_cli.render.events import as_event_dict
 from forge_cli.render.glyphs import UNICODE
-from forge_cli.render.sanitize import json_dumps_safe
 from forge_cli.render.settle import settled
 from forge_cli.render.timing import Clock, ItemClock
+from forge_cli.sanitize import json_dumps_safe
 
 __all__ = ["JsonRenderer", "JsonlRenderer"]
 

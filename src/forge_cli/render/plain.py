@@ -29,10 +29,10 @@ from forge_cli.render.events import as_event_dict, notice_parts
 from forge_cli.render.glyphs import ASCII, UNICODE
 from forge_cli.render.items import ITEM_RENDERERS, ItemRegistry
 from forge_cli.render.markers import PARTIAL_MARKER_RE
-from forge_cli.render.sanitize import sanitize
 from forge_cli.render.settle import settled
 from forge_cli.render.summary import footer_line, source_label, status_notes
 from forge_cli.render.timing import Clock, ItemClock
+from forge_cli.sanitize import sanitize
 
 __all__ = ["PlainRenderer"]
 

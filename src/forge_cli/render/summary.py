@@ -13,8 +13,8 @@ from forge_cli.protocol.response import Response
 from forge_cli.render.citations import Citation
 from forge_cli.render.glyphs import Glyphs
 from forge_cli.render.items.registry import Kind
-from forge_cli.render.sanitize import sanitize_inline
 from forge_cli.render.timing import format_elapsed
+from forge_cli.sanitize import sanitize_inline
 
 __all__ = [
     "Layout",

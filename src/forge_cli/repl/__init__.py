@@ -18,7 +18,7 @@ from forge_cli.repl.knowledge import (
 )
 from forge_cli.repl.session import IDLE_INTERRUPT_HINT, ChatSession, LineReader
 from forge_cli.repl.turn import Responder, backend_responder
-from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory, clean_text
+from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory
 
 __all__ = [
     "IDLE_INTERRUPT_HINT",
@@ -40,7 +40,6 @@ __all__ = [
     "VectorStoreInfo",
     "ViewFactory",
     "backend_responder",
-    "clean_text",
     "command",
     "result_line",
 ]

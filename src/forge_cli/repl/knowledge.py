@@ -17,7 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol, TextIO
 
-from forge_cli.repl.view import clean_text
+from forge_cli.sanitize import sanitize
 
 __all__ = [
     "DocumentInfo",
@@ -79,7 +79,7 @@ class UploadResult:
 def result_line(result: UploadResult) -> str:
     """``ok         file_1  notes.md`` / ``rejected   -  blob.bin: binary content`` (sanitised)."""
     reason = f": {result.reason}" if result.reason else ""
-    return clean_text(
+    return sanitize(
         f"{result.status:<9}  {result.file_id or '-'}  {result.filename}{reason}".replace("\n", " ")
     )
 
@@ -140,7 +140,7 @@ class ProgressLine:
         filled = self._BAR * min(done, total) // total
         text = f"{full * filled}{empty * (self._BAR - filled)} {done}/{total}  "
         width = shutil.get_terminal_size((80, 24)).columns - 1
-        name = clean_text(filename.replace("\n", " "))
+        name = sanitize(filename.replace("\n", " "))
         line = (text + name)[: max(width, len(text))]
         self.stream.write(f"\r\x1b[2K{line}")
         self.stream.flush()

@@ -22,7 +22,8 @@ from forge_cli.protocol.response import Response
 from forge_cli.repl.commands import REGISTRY, CommandResult
 from forge_cli.repl.knowledge import KnowledgePort
 from forge_cli.repl.turn import Responder
-from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory, clean_text
+from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory
+from forge_cli.sanitize import sanitize
 
 __all__ = ["IDLE_INTERRUPT_HINT", "ChatSession", "LineReader"]
 
@@ -107,12 +108,12 @@ class ChatSession:
 
     def say(self, text: str) -> None:
         """Print a line of session output."""
-        self.out.write(clean_text(text) + "\n")
+        self.out.write(sanitize(text) + "\n")
         self.out.flush()
 
     def warn(self, text: str) -> None:
         """Print an error line (the session goes on)."""
-        self.err.write(f"error: {clean_text(text)}\n")
+        self.err.write(f"error: {sanitize(text)}\n")
         self.err.flush()
 
     def save(self) -> None:

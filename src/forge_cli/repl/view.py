@@ -13,13 +13,13 @@ snapshot, a running tool call's elapsed time), so whoever drives the view -- the
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
 from forge_cli.conversations.export import sources_of
 from forge_cli.protocol.guards import is_message, is_reasoning, is_tool_call
 from forge_cli.protocol.response import Response
+from forge_cli.sanitize import sanitize
 
 __all__ = [
     "PlainTurnView",
@@ -27,15 +27,7 @@ __all__ = [
     "Scheduler",
     "TurnView",
     "ViewFactory",
-    "clean_text",
 ]
-
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def clean_text(text: str) -> str:
-    """``text`` with control characters and bidi overrides shown escaped (never interpreted)."""
-    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 class TurnView(Protocol):
@@ -102,7 +94,7 @@ class PlainTurnView:
 
     def _write(self, text: str) -> None:
         if text:
-            self.out.write(clean_text(text))
+            self.out.write(sanitize(text))
             self._at_line_start = text.endswith("\n")
             self.out.flush()
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Literal, Protocol, runtime_checkable
 
 from forge_cli.errors import UsageError
-from forge_cli.tools._sanitize import sanitize
+from forge_cli.sanitize import sanitize
 from forge_cli.tools.hooks import Block, ToolCall
 from forge_cli.tools.toolset import ToolSet
 

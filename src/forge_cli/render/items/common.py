@@ -1,6 +1,6 @@
 """Building blocks shared by the tool-call renderers: the status line, sub-lines, a progress bar.
 
-Every string from the server goes through :func:`~forge_cli.render.sanitize.sanitize_inline`
+Every string from the server goes through :func:`~forge_cli.sanitize.sanitize_inline`
 here and becomes a :class:`rich.text.Text` (never a markup string), so neither escape sequences
 nor rich markup in file names, queries or results can act on the terminal.
 """
@@ -14,8 +14,8 @@ from rich.text import Text
 
 from forge_cli.render.context import RenderContext
 from forge_cli.render.glyphs import status_look
-from forge_cli.render.sanitize import sanitize_inline
 from forge_cli.render.timing import format_elapsed
+from forge_cli.sanitize import sanitize_inline
 
 __all__ = [
     "Detail",

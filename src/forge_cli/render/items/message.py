@@ -19,7 +19,7 @@ from forge_cli.protocol.items import Message
 from forge_cli.render.citations import cite_message
 from forge_cli.render.context import RenderContext
 from forge_cli.render.items.common import safe
-from forge_cli.render.sanitize import sanitize
+from forge_cli.sanitize import sanitize
 
 __all__ = ["BlockMarkdown", "markdown_block", "refusal_line", "render_message"]
 

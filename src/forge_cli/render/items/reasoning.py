@@ -8,8 +8,8 @@ from rich.text import Text
 from forge_cli.protocol.items import Reasoning
 from forge_cli.render.context import RenderContext
 from forge_cli.render.items.common import ToolLine
-from forge_cli.render.sanitize import sanitize, sanitize_inline
 from forge_cli.render.timing import format_elapsed
+from forge_cli.sanitize import sanitize, sanitize_inline
 
 __all__ = ["TAIL_LINES", "render_reasoning"]
 
