@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import Any
 
 FORGE = [sys.executable, "-m", "forge_cli.cli"]
 TARGETS_MS = {"forge --version": 100.0, "forge ask → first request": 250.0}
@@ -70,10 +71,35 @@ class FirstByteServer:
                 )
 
 
-def _first_request(env: dict[str, str], runs: int) -> float:
+STACK_FLOOR = """\
+import asyncio, sys
+import click
+import httpx2
+from pydantic import BaseModel, Field
+
+class Body(BaseModel):
+    model: str
+    input: str = Field(default="")
+
+async def send(url):
+    async with httpx2.AsyncClient() as client:
+        try:
+            await client.post(url + "/responses", json=Body(model="m", input="hello").model_dump())
+        except httpx2.HTTPError:
+            pass
+
+asyncio.run(send(sys.argv[1]))
+"""
+"""The same first request with only the chosen stack (click, pydantic, httpx2, asyncio): the
+floor under ``forge ask``, measured in the same run, so the figure shows what is ours."""
+
+
+def _first_request(env: dict[str, str], runs: int, cmd_for: Any = None) -> float:
     server = FirstByteServer()
     url = f"http://127.0.0.1:{server.port}/v1"
     cmd = [*FORGE, "ask", "--api", "responses", "--base-url", url, "hello"]
+    if cmd_for is not None:
+        cmd = cmd_for(url)
     times = []
     for _ in range(runs):
         server.arrived.clear()
@@ -120,6 +146,9 @@ def main() -> int:
             "python -c pass (baseline)": _wall([sys.executable, "-c", "pass"], env, args.runs),
             "forge --version": _wall([*FORGE, "--version"], env, args.runs),
             "forge --help": _wall([*FORGE, "--help"], env, args.runs),
+            "stack floor → first request": _first_request(
+                env, args.runs, lambda url: [sys.executable, "-c", STACK_FLOOR, url]
+            ),
             "forge ask → first request": _first_request(env, args.runs),
         }
         imports = _heaviest_imports(env)
@@ -134,6 +163,8 @@ def main() -> int:
             failed |= not ok
             verdict = f"  target ≤ {target:.0f} ms: {'PASS' if ok else 'FAIL'}"
         print(f"  {name:<28} {value:8.1f}  [{value / baseline:4.1f}x]{verdict}")
+    ours = results["forge ask → first request"] - results["stack floor → first request"]
+    print(f"  forge's own share of the first request: {ours:.1f} ms above the stack floor")
     print("heaviest imports on the ask path (cumulative µs):")
     for micros, name in imports:
         print(f"  {micros:>9}  {name.strip()}")

@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import httpx2
@@ -31,10 +31,11 @@ from forge_cli.backends._http import (
 )
 from forge_cli.errors import ConfigError, ProtocolError
 from forge_cli.protocol.events import TERMINAL_EVENTS, StreamEvent
-from forge_cli.protocol.parse import parse_response
 from forge_cli.protocol.request import Request
-from forge_cli.protocol.response import Response
 from forge_cli.stream.sse import SSEDecoder
+
+if TYPE_CHECKING:
+    from forge_cli.protocol.response import Response
 
 __all__ = ["ResponsesBackend"]
 
@@ -133,6 +134,8 @@ class ResponsesBackend:
         data = await self._get_json(f"/responses/{quote(response_id, safe='')}")
         if not isinstance(data, dict):
             raise ProtocolError(f"{display_url(self.base_url)}/responses did not return an object")
+        from forge_cli.protocol.parse import parse_response
+
         return parse_response(data)
 
     async def list_models(self) -> list[str]:

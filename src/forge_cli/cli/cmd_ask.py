@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import click
 
@@ -20,8 +20,10 @@ from forge_cli.cli.options import settings_from_options, shared_options
 from forge_cli.config import Settings
 from forge_cli.conversations import build_request
 from forge_cli.errors import ForgeError, ToolIterationLimitError, UsageError
-from forge_cli.protocol.response import Response
 from forge_cli.repl.view import TurnView
+
+if TYPE_CHECKING:
+    from forge_cli.protocol.response import Response
 
 __all__ = ["ask", "read_question"]
 
@@ -37,8 +39,17 @@ def read_question(question: str | None, stdin: Any) -> str:
     return text
 
 
+def _is_response(value: object) -> TypeGuard[Response]:
+    # The response models are imported on the first update, i.e. after the request was sent:
+    # `forge ask` sends its request before paying for them (benchmarks/bench_startup.py).
+    from forge_cli.protocol.response import Response
+
+    return isinstance(value, Response)
+
+
 async def _answer(settings: Settings, text: str, view: TurnView) -> None:
     backend = build_backend(settings)
+
     try:
         responder = build_responder(settings, backend, interactive=False)
         conversation = new_conversation(settings)
@@ -48,7 +59,7 @@ async def _answer(settings: Settings, text: str, view: TurnView) -> None:
         last: Response | None = None
         try:
             async for update in responder(request):
-                if isinstance(update, Response):
+                if _is_response(update):
                     last = update
                     view.update(update)
                 else:

@@ -1,19 +1,27 @@
-"""Saved conversations: the session state of a chat, its storage, export and request building."""
+"""Saved conversations: the session state of a chat, its storage, export and request building.
+
+Exports resolve lazily, so ``forge ask`` loads only what it uses before its first request.
+"""
 
 from __future__ import annotations
 
-from forge_cli.conversations.export import sources_of, to_json, to_markdown
-from forge_cli.conversations.model import (
-    FORMAT,
-    Conversation,
-    SessionSettings,
-    Turn,
-    TurnStatus,
-    new_conversation_id,
-    strip_credentials,
-)
-from forge_cli.conversations.requests import INTERRUPTED_MARK, build_request, tool_definitions
-from forge_cli.conversations.store import ConversationStore, Listing
+from typing import TYPE_CHECKING
+
+from forge_cli._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from forge_cli.conversations.export import sources_of, to_json, to_markdown
+    from forge_cli.conversations.model import (
+        FORMAT,
+        Conversation,
+        SessionSettings,
+        Turn,
+        TurnStatus,
+        new_conversation_id,
+        strip_credentials,
+    )
+    from forge_cli.conversations.requests import INTERRUPTED_MARK, build_request, tool_definitions
+    from forge_cli.conversations.store import ConversationStore, Listing
 
 __all__ = [
     "FORMAT",
@@ -32,3 +40,23 @@ __all__ = [
     "to_markdown",
     "tool_definitions",
 ]
+
+_WHERE = {
+    "FORMAT": "model",
+    "Conversation": "model",
+    "SessionSettings": "model",
+    "Turn": "model",
+    "TurnStatus": "model",
+    "new_conversation_id": "model",
+    "strip_credentials": "model",
+    "ConversationStore": "store",
+    "INTERRUPTED_MARK": "requests",
+    "Listing": "store",
+    "build_request": "requests",
+    "sources_of": "export",
+    "to_json": "export",
+    "to_markdown": "export",
+    "tool_definitions": "requests",
+}
+
+__getattr__ = lazy_exports(__name__, _WHERE)

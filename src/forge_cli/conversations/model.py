@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from forge_cli.protocol.parse import parse_response
-from forge_cli.protocol.response import Response
+if TYPE_CHECKING:
+    from forge_cli.protocol.response import Response
 
 __all__ = [
     "FORMAT",
@@ -49,7 +49,7 @@ def strip_credentials(url: str | None) -> str | None:
 class SessionSettings(BaseModel):
     """What the next request asks for. Mutated in place by slash commands."""
 
-    model_config = ConfigDict(validate_assignment=True, extra="ignore")
+    model_config = ConfigDict(validate_assignment=True, extra="ignore", defer_build=True)
 
     model: str | None = None
     effort: str | None = None
@@ -63,7 +63,7 @@ class SessionSettings(BaseModel):
 class Turn(BaseModel):
     """One exchange: the user's message and what the assistant produced (maybe partial)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     user: str
     output: list[dict[str, Any]] = Field(default_factory=list)
@@ -94,6 +94,8 @@ class Turn(BaseModel):
 
     def response(self) -> Response:
         """The stored output as a typed Response (lenient: odd items become Unknown)."""
+        from forge_cli.protocol.parse import parse_response
+
         return parse_response({"id": self.response_id or "", "output": self.output})
 
     @property
@@ -111,7 +113,7 @@ class Turn(BaseModel):
 class Conversation(BaseModel):
     """A chat: id, optional name, settings and turns."""
 
-    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+    model_config = ConfigDict(extra="ignore", validate_assignment=True, defer_build=True)
 
     format: Literal["forge.conversation/v1"] = FORMAT
     id: str = Field(default_factory=new_conversation_id)

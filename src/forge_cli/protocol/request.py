@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Discriminator, Field, Tag
+from pydantic import Discriminator, Field, Tag, field_validator
 
 from forge_cli.protocol._base import WireModel
-from forge_cli.protocol.items import OutputItem
 from forge_cli.protocol.tools import Tool
 
-__all__ = ["InputItem", "InputMessage", "Request", "ToolChoice"]
+if TYPE_CHECKING:
+    from forge_cli.protocol.items import OutputItem
+
+__all__ = ["InputItem", "InputMessage", "Request", "ToolChoice", "parse_input_item"]
 
 
 class InputMessage(WireModel):
@@ -28,20 +30,39 @@ def _input_tag(value: Any) -> str:
     return "input_message" if isinstance(value, InputMessage) else "item"
 
 
-InputItem = Annotated[
-    Annotated[InputMessage, Tag("input_message")] | Annotated[OutputItem, Tag("item")],
-    Discriminator(_input_tag),
-]
-"""An input item: a message, or any output item replayed (function_call, function_call_output)."""
+if TYPE_CHECKING:
+    InputItem = Annotated[
+        Annotated[InputMessage, Tag("input_message")] | Annotated[OutputItem, Tag("item")],
+        Discriminator(_input_tag),
+    ]
+    """An input item: a message, or any output item replayed (function_call, ...)."""
+else:
+    InputItem = Any  # validated item by item by ``parse_input_item``
 
 ToolChoice = Literal["auto", "required", "none"] | dict[str, Any]
+
+# At run time items are validated one by one by ``Request._items`` (below), so neither importing
+# this module nor building the Request validator loads the whole output-item union: a plain
+# question reaches the server sooner.
+_InputItems = list[InputItem]
+
+
+def parse_input_item(raw: Any) -> InputMessage | OutputItem:
+    """An input item from JSON or a model: a message, else any output item (lenient)."""
+    if isinstance(raw, InputMessage | WireModel):
+        return raw  # type: ignore[return-value]  # an output item model passes through as is
+    if _input_tag(raw) == "input_message":
+        return InputMessage.model_validate(raw)
+    from forge_cli.protocol.parse import parse_item  # the item models load on first use
+
+    return parse_item(raw)
 
 
 class Request(WireModel):
     """A Responses request. Fields left ``None`` are not sent."""
 
     model: str
-    input: str | list[InputItem] = ""
+    input: str | _InputItems = ""
     instructions: str | None = None
     tools: list[Tool] = Field(default_factory=list)
     tool_choice: ToolChoice | None = None
@@ -54,6 +75,11 @@ class Request(WireModel):
     include: list[str] | None = None
     metadata: dict[str, str] | None = None
     stream: bool | None = None
+
+    @field_validator("input", mode="after")
+    @classmethod
+    def _items(cls, value: str | list[Any]) -> str | list[Any]:
+        return value if isinstance(value, str) else [parse_input_item(item) for item in value]
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON body, without ``None`` fields and without empty ``tools``."""

@@ -9,9 +9,9 @@ is used (``forge --version`` stays fast).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from forge_cli._lazy import lazy_exports
 from forge_cli.sanitize import json_dumps_safe, sanitize, sanitize_inline
 
 if TYPE_CHECKING:
@@ -69,11 +69,4 @@ _WHERE = {
     "RichRenderer": "rich_renderer",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'forge_cli.render' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"forge_cli.render.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _WHERE)

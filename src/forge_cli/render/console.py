@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["Mode", "choose_mode", "make_console", "wants_plain"]
 
@@ -68,6 +69,8 @@ def make_console(
     ``NO_COLOR`` is set."""
     env = os.environ if env is None else env
     no_color = color is False or bool(env.get("NO_COLOR"))
+    from rich.console import Console  # here, not at import: choose_mode stays light
+
     return Console(
         file=file,
         width=width,

@@ -7,17 +7,18 @@ folded into snapshots (:func:`backend_responder`), or the agent loop when client
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from forge_cli.backends.base import Backend
 from forge_cli.errors import StreamError
 from forge_cli.protocol.request import Request
-from forge_cli.protocol.response import Response
-from forge_cli.stream import SnapshotBuilder, fold
+
+if TYPE_CHECKING:
+    from forge_cli.protocol.response import Response
 
 __all__ = ["Responder", "agent_responder", "backend_responder"]
 
-Responder = Callable[[Request], AsyncIterator[Response | object]]
+Responder = Callable[[Request], AsyncIterator["Response | object"]]
 """Something that answers a request: a stream of snapshots (the last one is final), possibly
 interleaved with agent-loop events (anything that is not a Response)."""
 
@@ -26,11 +27,26 @@ def backend_responder(backend: Backend) -> Responder:
     """A responder that folds ``backend``'s event stream; a server-reported failure raises."""
 
     async def respond(request: Request) -> AsyncIterator[Response | object]:
-        builder = SnapshotBuilder()
         events = backend.stream(request)
         try:
-            async for snapshot in fold(events, builder):
-                yield snapshot
+            # Send the request first; the builder (and the item models it loads) is imported once
+            # the first event is here, so the server starts working as early as possible.
+            first = await anext(events, None)
+            from forge_cli.stream.builder import SnapshotBuilder
+
+            builder = SnapshotBuilder()
+            last = None
+            if first is not None:
+                last = builder.feed(first)
+                yield last
+                async for event in events:
+                    snapshot = builder.feed(event)
+                    if snapshot is not last:  # unchanged by this event: nothing new to show
+                        last = snapshot
+                        yield snapshot
+            final = builder.finish()
+            if final is not last:
+                yield final
         finally:
             close = getattr(events, "aclose", None)
             if close is not None:

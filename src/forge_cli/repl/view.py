@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from forge_cli.conversations.export import sources_of
-from forge_cli.protocol.guards import is_message, is_reasoning, is_tool_call
-from forge_cli.protocol.response import Response
+if TYPE_CHECKING:
+    from forge_cli.protocol.response import Response
 from forge_cli.sanitize import sanitize
 
 __all__ = [
@@ -105,6 +104,8 @@ class PlainTurnView:
 
     def update(self, snapshot: Response) -> None:
         """Print what is new since the last snapshot."""
+        from forge_cli.protocol.guards import is_message, is_reasoning, is_tool_call
+
         for index, item in enumerate(snapshot.output):
             if is_message(item):
                 text = item.text
@@ -140,6 +141,8 @@ class PlainTurnView:
             self._line(f"error: {error}")
         elif not self._at_line_start:
             self._write("\n")
+        from forge_cli.conversations.export import sources_of  # only when a turn ends
+
         sources = sources_of(snapshot) if snapshot is not None else []
         if sources:
             self._write("\nSources:\n")

@@ -1,14 +1,16 @@
-"""From bytes to snapshots: the SSE reader and the SnapshotBuilder."""
+"""From bytes to snapshots: the SSE reader and the SnapshotBuilder (exports resolve lazily)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
+from typing import TYPE_CHECKING
 
-from forge_cli.protocol.events import StreamEvent
-from forge_cli.protocol.response import Response
-from forge_cli.stream.builder import SnapshotBuilder
-from forge_cli.stream.diagnostics import StreamDiagnostics
-from forge_cli.stream.sse import SSEDecoder, aiter_sse_events, iter_sse_events
+from forge_cli._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from forge_cli.stream.builder import SnapshotBuilder
+    from forge_cli.stream.diagnostics import StreamDiagnostics
+    from forge_cli.stream.fold import fold
+    from forge_cli.stream.sse import SSEDecoder, aiter_sse_events, iter_sse_events
 
 __all__ = [
     "SSEDecoder",
@@ -19,22 +21,13 @@ __all__ = [
     "iter_sse_events",
 ]
 
+_WHERE = {
+    "SSEDecoder": "sse",
+    "SnapshotBuilder": "builder",
+    "StreamDiagnostics": "diagnostics",
+    "aiter_sse_events": "sse",
+    "fold": "fold",
+    "iter_sse_events": "sse",
+}
 
-async def fold(
-    events: AsyncIterable[StreamEvent], builder: SnapshotBuilder | None = None
-) -> AsyncIterator[Response]:
-    """Yield the snapshot after each event that changed it, then the finished snapshot.
-
-    Pass your own ``builder`` to inspect ``terminal``, ``error`` and ``diagnostics`` afterwards,
-    or to keep the partial snapshot when the event source raises mid-stream.
-    """
-    builder = builder if builder is not None else SnapshotBuilder()
-    last: Response | None = None
-    async for event in events:
-        snapshot = builder.feed(event)
-        if snapshot is not last:
-            last = snapshot
-            yield snapshot
-    final = builder.finish()
-    if final is not last:
-        yield final
+__getattr__ = lazy_exports(__name__, _WHERE)
