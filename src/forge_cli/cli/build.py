@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING
 
 from forge_cli.backends.base import Backend
 from forge_cli.config import Settings, conversations_dir
-from forge_cli.conversations import ConversationStore
+from forge_cli.conversations import (
+    Conversation,
+    ConversationStore,
+    SessionSettings,
+    strip_credentials,
+)
 from forge_cli.errors import ConfigError
 from forge_cli.repl.turn import Responder, backend_responder
 from forge_cli.repl.view import ViewFactory
@@ -30,6 +35,7 @@ __all__ = [
     "build_view_factory",
     "default_model",
     "engine_config",
+    "new_conversation",
     "stores_responses",
 ]
 
@@ -100,6 +106,23 @@ def engine_config(settings: Settings) -> EngineConfig:
             api_key_env=settings.engine_upstream_api_key_env or "OPENAI_API_KEY",
         )
     return EngineConfig(upstream=upstream, searxng_url=settings.engine_searxng_url)
+
+
+def new_conversation(settings: Settings) -> Conversation:
+    """A fresh conversation whose settings come from the resolved run settings."""
+    return Conversation(
+        api=settings.api,
+        base_url=strip_credentials(settings.base_url),
+        settings=SessionSettings(
+            model=settings.model,
+            effort=settings.effort,
+            tools=list(settings.tools),
+            vector_stores=list(settings.vector_stores),
+            instructions=settings.instructions,
+            reasoning=settings.reasoning,
+            max_iterations=settings.max_iterations,
+        ),
+    )
 
 
 def stores_responses(backend: Backend) -> bool:

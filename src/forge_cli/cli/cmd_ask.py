@@ -13,8 +13,8 @@ from forge_cli.cli.build import (
     build_responder,
     build_view_factory,
     default_model,
+    new_conversation,
 )
-from forge_cli.cli.cmd_chat import new_conversation
 from forge_cli.cli.main import EXIT_CODES_EPILOG
 from forge_cli.cli.options import settings_from_options, shared_options
 from forge_cli.config import Settings

@@ -15,34 +15,17 @@ from forge_cli.cli.build import (
     build_store,
     build_view_factory,
     default_model,
+    new_conversation,
     stores_responses,
 )
 from forge_cli.cli.knowledge import KnowledgeAdapter, build_knowledge_client
 from forge_cli.cli.main import EXIT_CODES_EPILOG
 from forge_cli.cli.options import settings_from_options, shared_options
 from forge_cli.config import Settings, history_path
-from forge_cli.conversations import Conversation, ConversationStore, SessionSettings
-from forge_cli.conversations.model import strip_credentials
+from forge_cli.conversations import Conversation, ConversationStore
 from forge_cli.errors import UsageError
 
-__all__ = ["chat", "new_conversation"]
-
-
-def new_conversation(settings: Settings) -> Conversation:
-    """A fresh conversation whose settings come from the resolved run settings."""
-    return Conversation(
-        api=settings.api,
-        base_url=strip_credentials(settings.base_url),
-        settings=SessionSettings(
-            model=settings.model,
-            effort=settings.effort,
-            tools=list(settings.tools),
-            vector_stores=list(settings.vector_stores),
-            instructions=settings.instructions,
-            reasoning=settings.reasoning,
-            max_iterations=settings.max_iterations,
-        ),
-    )
+__all__ = ["chat"]
 
 
 def _pick(store: ConversationStore, resume: str | None, cont: bool, settings: Settings) -> Any:
