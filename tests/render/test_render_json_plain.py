@@ -86,6 +86,23 @@ def test_plain_prints_only_new_suffixes() -> None:
     assert out.getvalue().endswith("Sources:\n[1] (source not described by the server)\n")
 
 
+def test_plain_marks_a_citation_that_arrives_after_the_last_text() -> None:
+    """The annotation for the end of the text comes after the final delta: it still gets [n]."""
+    from forge_cli.protocol import FileCitation, Message, OutputText, Response
+
+    out = io.StringIO()
+    renderer = make_renderer("plain", stdout=out, stderr=io.StringIO(), clock=FakeClock())
+    text = "Enable it with -t web-search."
+    streaming = Message(id="m", status="in_progress", content=[OutputText(text=text)])
+    renderer.on_snapshot(Response(id="r", output=[streaming]))
+    cite = FileCitation(file_id="f1", filename="02-tools.md", index=len(text))
+    done = Message(id="m", status="completed", content=[OutputText(text=text, annotations=[cite])])
+    renderer.on_snapshot(Response(id="r", status="completed", output=[done]))
+    renderer.finish()
+    assert out.getvalue().startswith("Enable it with -t web-search.[1]\n")
+    assert "[1] 02-tools.md" in out.getvalue()
+
+
 def test_function_call_document_has_arguments_and_result() -> None:
     from forge_cli.protocol import FunctionCall, FunctionCallOutput, Response
 

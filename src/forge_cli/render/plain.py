@@ -172,7 +172,9 @@ class PlainRenderer:
             partial = PARTIAL_MARKER_RE.search(text, max(0, end - 12))
             if partial is not None:
                 end = partial.start()
-        if end > state.printed:
+        # On completion run once more even when all text is out: a citation positioned at the very
+        # end of the text arrives after the last delta and still needs its marker.
+        if end > state.printed or (done and end == state.printed and state.printed > 0):
             if state.printed == 0 and self._wrote_text:
                 self._write("\n" if self._at_line_start else "\n\n")
             own_end = len(text) + 1 if done else end
