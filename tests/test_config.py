@@ -48,6 +48,14 @@ def test_knowledge_forge_url_implies_responses() -> None:
     assert forced.api == "chat"
 
 
+def test_knowledge_forge_url_is_the_server_root_as_in_the_older_cli() -> None:
+    """The older CLI posted to ``{KNOWLEDGE_FORGE_URL}/v1/responses``."""
+    settings = resolve_settings(
+        {}, env={"KNOWLEDGE_FORGE_URL": "http://localhost:9999"}, config=ConfigFile(Path("x"))
+    )
+    assert settings.base_url == "http://localhost:9999/v1"
+
+
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [

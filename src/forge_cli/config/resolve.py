@@ -1,7 +1,8 @@
 """Resolve the settings of a run: flags > environment > profile > defaults.
 
 ``KNOWLEDGE_FORGE_URL`` (the older CLI's variable) is honoured in the environment layer: it implies
-``api = "responses"`` with that base URL unless ``FORGE_API``/``FORGE_BASE_URL`` say otherwise.
+``api = "responses"`` with that server unless ``FORGE_API``/``FORGE_BASE_URL`` say otherwise. The
+older CLI posted to ``{KNOWLEDGE_FORGE_URL}/v1/responses``, so ``/v1`` is added when it is missing.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ def env_layer(env: Mapping[str, str]) -> dict[str, Any]:
     legacy = env.get(LEGACY_URL_ENV)
     if legacy:
         layer["api"] = "responses"
-        layer["base_url"] = parse_value("base_url", legacy, source=LEGACY_URL_ENV)
+        root = legacy.rstrip("/")
+        url = root if root.endswith("/v1") else f"{root}/v1"
+        layer["base_url"] = parse_value("base_url", url, source=LEGACY_URL_ENV)
     for spec in KEYS.values():
         if spec.env and env.get(spec.env, "") != "":
             layer[spec.name] = parse_value(spec.name, env[spec.env], source=spec.env)
