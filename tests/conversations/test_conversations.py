@@ -92,7 +92,7 @@ def test_load_by_name_and_prefix_and_errors(tmp_path: Path) -> None:
 def test_markdown_export_numbers_sources_once() -> None:
     text = to_markdown(_conversation())
     assert "## You\n\nWhat is it?" in text
-    assert "1. guide.md, page 2" in text
+    assert "1. guide.md, p. 2" in text
     assert "2. Example — https://example.org/a" in text
     assert "3." not in text
 
@@ -131,3 +131,21 @@ def test_previous_response_id_when_the_backend_stores() -> None:
 def test_credentials_are_stripped_from_urls() -> None:
     assert strip_credentials("https://u:p@host/v1") == "https://host/v1"
     assert strip_credentials("http://host") == "http://host"
+
+
+def test_sources_and_export_use_the_screens_numbering() -> None:
+    """In-text markers numbered out of annotation order: /sources, the exported text and the
+    screen agree (numbers by first appearance in the text)."""
+    from forge_cli.conversations import sources_of
+    from forge_cli.conversations.export import cited_text
+    from forge_cli.protocol import FileCitation, Message, OutputText, Response
+
+    annotations = [
+        FileCitation(file_id="fa", filename="a.pdf", index=1, page=3),
+        FileCitation(file_id="fb", filename="b.pdf", index=2, page=5),
+    ]
+    text = "First claim⟦⟦2⟧⟧. Second claim⟦⟦1⟧⟧."
+    message = Message(content=[OutputText(text=text, annotations=annotations)])
+    response = Response(id="r", status="completed", output=[message])
+    assert cited_text(response) == "First claim[1]. Second claim[2]."
+    assert sources_of(response) == [(1, "b.pdf, p. 5"), (2, "a.pdf, p. 3")]

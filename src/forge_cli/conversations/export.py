@@ -1,8 +1,7 @@
 """Export a conversation to Markdown (answers with numbered sources) or JSON.
 
-Citation numbering follows the render layer's rule: the same file and page (or the same URL)
-cited twice gets one number. It is computed here from the protocol values because this layer
-may not import the terminal renderer.
+Citation numbers are the render layer's (:mod:`forge_cli.render.citations`, which needs no rich):
+the numbers in an exported answer, in ``/sources`` and on screen are the same.
 """
 
 from __future__ import annotations
@@ -11,8 +10,9 @@ import json
 import time
 
 from forge_cli.conversations.model import Conversation, Turn
-from forge_cli.protocol.annotations import FileCitation, UrlCitation
 from forge_cli.protocol.response import Response
+from forge_cli.render.citations import cited_text, collect_citations, source_label
+from forge_cli.sanitize import sanitize_inline
 
 __all__ = ["SourceEntry", "sources_of", "to_json", "to_markdown"]
 
@@ -20,29 +20,24 @@ SourceEntry = tuple[int, str]
 
 
 def sources_of(response: Response) -> list[SourceEntry]:
-    """Numbered one-line descriptions of every file or URL the response cites."""
-    seen: dict[tuple[str, str, int | None], int] = {}
-    lines: list[SourceEntry] = []
-    for annotation in response.annotations():
-        if isinstance(annotation, FileCitation):
-            key = ("file", annotation.file_id or annotation.filename or "", annotation.page)
-            name = annotation.filename or annotation.file_id or "file"
-            label = f"{name}, page {annotation.page}" if annotation.page is not None else name
-        elif isinstance(annotation, UrlCitation):
-            key = ("url", annotation.url, None)
-            label = f"{annotation.title} — {annotation.url}" if annotation.title else annotation.url
+    """Numbered one-line descriptions of every source the response cites.
+
+    The numbers are the screen's; a web source keeps its full URL (the screen shows the domain).
+    """
+    entries: list[SourceEntry] = []
+    for citation in collect_citations(response):
+        if citation.url:
+            label = f"{citation.title} — {citation.url}" if citation.title else citation.url
+            entries.append((citation.n, sanitize_inline(label)))
         else:
-            continue
-        if key not in seen:
-            seen[key] = len(seen) + 1
-            lines.append((seen[key], label))
-    return lines
+            entries.append((citation.n, source_label(citation)))
+    return entries
 
 
 def _turn_markdown(turn: Turn) -> list[str]:
     response = turn.response()
     lines = ["## You", "", turn.user, "", "## Assistant", ""]
-    text = response.output_text
+    text = cited_text(response)
     lines.append(text if text else "_(no answer)_")
     if turn.status != "completed":
         lines.extend(["", f"_({turn.status}{': ' + turn.error if turn.error else ''})_"])

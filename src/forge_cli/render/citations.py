@@ -38,14 +38,19 @@ from forge_cli.protocol.guards import (
 from forge_cli.protocol.items import Message
 from forge_cli.protocol.response import Response
 from forge_cli.render.blocks import Block, split_blocks
+from forge_cli.render.glyphs import UNICODE, Glyphs
 from forge_cli.render.markers import MARKER_RE, marker_number
+from forge_cli.sanitize import sanitize_inline
 
 __all__ = [
     "Citation",
     "CitationNumbering",
     "MessageCitations",
+    "cite_message",
+    "cited_text",
     "collect_citations",
     "positioned_annotations",
+    "source_label",
 ]
 
 SourceKey = tuple[str, str, str]
@@ -301,3 +306,27 @@ def collect_citations(response: Response) -> list[Citation]:
     for message in _messages(response):
         cite_message(message, numbering)
     return numbering.finalize(response)
+
+
+def source_label(citation: Citation, glyphs: Glyphs = UNICODE) -> str:
+    """``q3-report.pdf, p. 2`` / ``Title — example.com`` (already sanitised)."""
+    if citation.url:
+        domain = citation.domain or citation.url
+        if citation.title:
+            dash = " - " if glyphs.ascii_only else " — "
+            return sanitize_inline(f"{citation.title}{dash}{domain}")
+        return sanitize_inline(citation.url)
+    name = citation.filename or citation.file_id
+    if name:
+        page = f", p. {citation.page}" if citation.page is not None else ""
+        return sanitize_inline(f"{name}{page}")
+    return "(source not described by the server)"
+
+
+def cited_text(response: Response) -> str:
+    """The answer text with every citation marker normalised to ``[n]``, numbered as
+    :func:`collect_citations` numbers them (for exports and ``text_cited``)."""
+    numbering = CitationNumbering()
+    return "\n\n".join(
+        "\n\n".join(cite_message(message, numbering)) for message in _messages(response)
+    )

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from forge_cli.errors import ForgeError
 from forge_cli.protocol.response import Response
-from forge_cli.render.citations import Citation
+from forge_cli.render.citations import Citation, source_label
 from forge_cli.render.glyphs import Glyphs
 from forge_cli.render.items.registry import Kind
 from forge_cli.render.timing import format_elapsed
@@ -52,21 +52,6 @@ class Layout:
         out.extend(renderables)
         self.last = "status"
         return out
-
-
-def source_label(citation: Citation, glyphs: Glyphs) -> str:
-    """``q3-report.pdf, p. 2`` / ``Title — example.com`` (already sanitised)."""
-    if citation.url:
-        domain = citation.domain or citation.url
-        if citation.title:
-            dash = " - " if glyphs.ascii_only else " — "
-            return sanitize_inline(f"{citation.title}{dash}{domain}")
-        return sanitize_inline(citation.url)
-    name = citation.filename or citation.file_id
-    if name:
-        page = f", p. {citation.page}" if citation.page is not None else ""
-        return sanitize_inline(f"{name}{page}")
-    return "(source not described by the server)"
 
 
 def sources_block(citations: Sequence[Citation], glyphs: Glyphs) -> Text | None:
