@@ -37,7 +37,7 @@ def _screen(text: str) -> str:
 def test_ask_prompts_and_the_answer_decides(answer: str, expected: str) -> None:
     child = _spawn()
     try:
-        child.expect_exact("Allow? [y/N] ")
+        child.expect_exact("Allow? [y]es, [N]o, [a]lways for delete_file: ")
         prompt = child.before + child.after
         child.sendline(answer)
         child.expect_exact("RESULT: ")

@@ -156,6 +156,17 @@ async def test_terminal_approver_on_plain_streams() -> None:
     assert (await _approve(ApprovalPolicy(), approver))[0] == "hi"
 
 
+async def test_always_allows_the_tool_for_the_rest_of_the_session() -> None:
+    out = io.StringIO()
+    approver = TerminalApprover(io.StringIO("a\n"), out)  # one answer only: a second ask would deny
+    tools = ToolSet([echo, lookup])
+    executor = ToolExecutor(tools, before_hooks=[ApprovalHook(ApprovalPolicy(), tools, approver)])
+    first = await executor.execute([ToolCall("1", "echo", '{"text": "one"}')])
+    second = await executor.execute([ToolCall("2", "echo", '{"text": "two"}')])
+    assert [first.results[0].output, second.results[0].output] == ["one", "two"]
+    assert out.getvalue().count("Allow?") == 1
+
+
 def test_approval_request_sanitises_control_characters() -> None:
     request = ApprovalRequest("1", "echo", {"text": "a\x1b[31mred\u202e"})
     text = request.arguments_text()

@@ -85,32 +85,43 @@ class Approver(Protocol):
 
 
 class TerminalApprover:
-    """Ask on plain text streams: print the tool and arguments, read ``y``/``n``.
+    """Ask on plain text streams: print the tool and arguments, read ``y``, ``n`` or ``a``.
 
-    Reading happens in a worker thread so the event loop keeps running (other tools, timers).
-    End of input counts as "no".
+    ``a`` ("always") allows the tool for the rest of this approver's life (one chat session or
+    one ``forge ask``) without asking again. Reading happens in a worker thread so the event loop
+    keeps running (other tools, timers). End of input counts as "no".
     """
 
     def __init__(self, input_stream: IO[str], output_stream: IO[str]) -> None:
         self.input_stream = input_stream
         self.output_stream = output_stream
         self._lock = asyncio.Lock()
+        self._always: set[str] = set()
 
     async def approve(self, request: ApprovalRequest) -> bool:
-        """Prompt and wait for the answer."""
+        """Prompt and wait for the answer (unless the tool was allowed "always")."""
         async with self._lock:
-            return await asyncio.to_thread(self._ask, request)
+            if request.tool_name in self._always:
+                return True
+            answer = await asyncio.to_thread(self._ask, request)
+            if answer == "always":
+                self._always.add(request.tool_name)
+            return answer != "no"
 
-    def _ask(self, request: ApprovalRequest) -> bool:
+    def _ask(self, request: ApprovalRequest) -> Literal["yes", "no", "always"]:
         name = sanitize(request.tool_name)
         arguments = request.arguments_text().replace("\n", "\n  ")
-        self.output_stream.write(f"Tool call: {name}\n  {arguments}\nAllow? [y/N] ")
+        prompt = f"Tool call: {name}\n  {arguments}\nAllow? [y]es, [N]o, [a]lways for {name}: "
+        self.output_stream.write(prompt)
         self.output_stream.flush()
         answer = self.input_stream.readline()
         if not answer:
             self.output_stream.write("\n")
             self.output_stream.flush()
-        return answer.strip().lower() in ("y", "yes")
+        reply = answer.strip().lower()
+        if reply in ("a", "always"):
+            return "always"
+        return "yes" if reply in ("y", "yes") else "no"
 
 
 class ApprovalHook:
