@@ -102,3 +102,39 @@ def test_without_yes_a_non_interactive_run_denies_the_function(
     assert tool_message["role"] == "tool"
     assert "shipped" not in tool_message["content"]
     assert "denied" in tool_message["content"].lower()
+
+
+@pytest.mark.pty
+def test_at_a_terminal_forge_ask_asks_and_n_denies(tmp_path: Path, tools_file: Path) -> None:
+    """In a real pseudo-terminal `forge ask` (no --yes) shows the call and asks; `n` denies."""
+    import os
+    import sys
+
+    import pexpect
+
+    env = {
+        **os.environ,
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+        "NO_COLOR": "1",
+    }
+    with FakeChatServer() as server:
+        _script(server)
+        child = pexpect.spawn(
+            sys.executable,
+            ["-m", "forge_cli.cli", *_args(server, tools_file)],
+            env=env,
+            encoding="utf-8",
+            timeout=30,
+            dimensions=(30, 100),
+        )
+        try:
+            child.expect_exact("Allow? [y]es, [N]o, [a]lways for lookup_order: ")
+            assert "Tool call: lookup_order" in (child.before or "")
+            child.sendline("n")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+        server.assert_consumed()
+    tool_message = server.requests[1]["messages"][-1]
+    assert "denied" in tool_message["content"].lower()

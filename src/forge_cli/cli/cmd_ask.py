@@ -51,7 +51,10 @@ async def _answer(settings: Settings, text: str, view: TurnView) -> None:
     backend = build_backend(settings)
 
     try:
-        responder = build_responder(settings, backend, interactive=False)
+        # A person at a terminal is asked before a tool runs; a script or a pipe is not (denied
+        # unless --yes). A question read from a pipe leaves no terminal to answer on.
+        interactive = sys.stdin.isatty() and sys.stderr.isatty()
+        responder = build_responder(settings, backend, interactive=interactive)
         conversation = new_conversation(settings)
         request = build_request(
             conversation, text, stores_responses=False, model=default_model(settings)
