@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -11,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.conftest import ANSWER_SCRIPT  # type: ignore[import-not-found]
+from cli.conftest import ANSWER_SCRIPT, partial_then_hang  # type: ignore[import-not-found]
 from helpers.loopback import LoopbackServer, Reply  # type: ignore[import-not-found]
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -224,3 +226,31 @@ def test_error_lines_neutralise_escape_sequences_the_user_typed(forge: Run) -> N
     line = _one_error_line(proc)
     assert "\x1b" not in line
     assert "\x07" not in line
+
+
+@pytest.mark.pty
+def test_ctrl_c_during_ask_keeps_the_partial_answer_and_exits_130(
+    script_file: Callable[..., Path], tmp_path: Path
+) -> None:
+    import pexpect
+
+    script = script_file(partial_then_hang("The first half of the answer"))
+    env = {
+        **os.environ,
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+        "FORGE_TEST_BACKEND": str(script),
+        "NO_COLOR": "1",
+    }
+    child = pexpect.spawn(
+        sys.executable, ["-m", "forge_cli.cli", "ask", "question"], env=env, encoding="utf-8",
+        timeout=30, dimensions=(30, 100),
+    )  # fmt: skip
+    try:
+        child.expect_exact("The first half of the answer")
+        child.kill(signal.SIGINT)
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 130
+    assert "interrupted" in (child.before or "").lower()
