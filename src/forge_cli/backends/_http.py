@@ -40,6 +40,7 @@ from forge_cli.sanitize import sanitize
 __all__ = [
     "ErrorContext",
     "RetryPolicy",
+    "SchemeTransport",
     "Secret",
     "SleepFunction",
     "build_client",
@@ -205,6 +206,42 @@ class ErrorContext:
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class SchemeTransport(httpx2.AsyncBaseTransport):
+    """Plain ``http`` and TLS ``https`` on separate transports, each built on first use.
+
+    Building an httpx2 transport loads the system trust store (~20 ms) even when no request ever
+    uses TLS. Local servers (Ollama, vLLM, llama.cpp, a Knowledge Forge on localhost) speak plain
+    http, so that cost is paid only when an https URL is first requested — always with
+    certificate verification. The plain transport never performs a TLS handshake, so its TLS
+    settings are unused.
+    """
+
+    def __init__(self, *, trust_env: bool = True) -> None:
+        self._trust_env = trust_env
+        self._plain: httpx2.AsyncHTTPTransport | None = None
+        self._tls: httpx2.AsyncHTTPTransport | None = None
+
+    def _for(self, scheme: str) -> httpx2.AsyncHTTPTransport:
+        if scheme == "http":
+            if self._plain is None:
+                # No TLS happens on this transport; skip loading certificates it would never use.
+                self._plain = httpx2.AsyncHTTPTransport(verify=False, trust_env=self._trust_env)
+            return self._plain
+        if self._tls is None:
+            self._tls = httpx2.AsyncHTTPTransport(verify=True, trust_env=self._trust_env)
+        return self._tls
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Send ``request`` on the transport for its scheme."""
+        return await self._for(request.url.scheme).handle_async_request(request)
+
+    async def aclose(self) -> None:
+        """Close the transports that were built."""
+        for transport in (self._plain, self._tls):
+            if transport is not None:
+                await transport.aclose()
+
+
 def build_client(
     *, connect_timeout: float, read_timeout: float, trust_env: bool = True
 ) -> httpx2.AsyncClient:
@@ -212,7 +249,12 @@ def build_client(
     timeout = httpx2.Timeout(
         connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
     )
-    return httpx2.AsyncClient(timeout=timeout, follow_redirects=True, trust_env=trust_env)
+    return httpx2.AsyncClient(
+        timeout=timeout,
+        follow_redirects=True,
+        trust_env=trust_env,
+        transport=SchemeTransport(trust_env=trust_env),
+    )
 
 
 def _timeout_seconds(exc: httpx2.TimeoutException, kind: str) -> str:
