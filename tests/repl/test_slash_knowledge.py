@@ -161,3 +161,22 @@ def test_result_line_formats_each_status() -> None:
         result_line(UploadResult("b.bin", "rejected", None, "binary\ncontent"))
         == "rejected   -  b.bin: binary content"
     )
+
+
+async def test_upload_without_a_store_goes_to_uploads_and_activates_it(
+    adapter: KnowledgeAdapter, docs: Path
+) -> None:
+    """A file in no vector store could never be searched: /upload puts it somewhere searchable."""
+    out = io.StringIO()
+    session = _session(adapter, out)
+    assert await session.handle_line(f"/upload {docs / 'walrus.txt'}")
+    [uploads] = [vs for vs in await adapter.list_vector_stores() if vs.name == "uploads"]
+    assert session.settings.vector_stores == [uploads.id]
+    assert f"into {uploads.id}" in out.getvalue()
+    out.seek(0)
+    out.truncate()
+    assert await session.handle_line("/search walrus index")
+    assert out.getvalue().startswith("[1] walrus.txt (")
+    # A second upload reuses the same store.
+    assert await session.handle_line(f"/upload {docs / 'ports.md'}")
+    assert [vs.name for vs in await adapter.list_vector_stores()].count("uploads") == 1

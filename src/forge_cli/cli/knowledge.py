@@ -113,6 +113,16 @@ class KnowledgeAdapter:
         )
         return [upload_result(result) for result in report.results]
 
+    async def ensure_vector_store(self, name: str) -> str:
+        from forge_cli.backends.knowledge_client import resolve_vector_store
+        from forge_cli.errors import NotFoundError
+
+        try:
+            return (await resolve_vector_store(self.client, name)).id
+        except NotFoundError:
+            created = await self.client.create_vector_store(name)
+            return str(created.id)
+
     async def search(self, vector_store_ids: list[str], query: str) -> list[SearchHit]:
         if not vector_store_ids:
             raise UsageError("no active vector store", hint="/vs use ID first")

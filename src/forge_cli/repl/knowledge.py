@@ -108,6 +108,10 @@ class KnowledgePort(Protocol):
         """Search the given stores."""
         ...
 
+    async def ensure_vector_store(self, name: str) -> str:
+        """The id of the vector store called ``name``, created when there is none."""
+        ...
+
 
 class ProgressLine:
     """A one-line progress bar on a terminal stream, redrawn in place; silent elsewhere.

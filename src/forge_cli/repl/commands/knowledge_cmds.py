@@ -20,6 +20,8 @@ def _knowledge(session: ChatSession) -> KnowledgePort:
 
 
 _UPLOAD_USAGE = "usage: /upload PATH... [--vs ID]"
+UPLOADS_STORE = "uploads"
+"""Where ``/upload`` puts files when no store is named or active (so they can be searched)."""
 
 
 def _upload_args(args: list[str]) -> tuple[list[Path], str | None]:
@@ -42,21 +44,26 @@ def _upload_args(args: list[str]) -> tuple[list[Path], str | None]:
 
 @command(
     "upload",
-    "Upload files (directories are walked), optionally into a vector store",
+    "Upload files (directories are walked) into a vector store, made active",
     usage="/upload PATH... [--vs ID]",
 )
 async def upload_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     paths, vs = _upload_args(args)
-    target = vs or (session.settings.vector_stores[0] if session.settings.vector_stores else None)
     knowledge = _knowledge(session)
+    active = session.settings.vector_stores
+    # A file in no vector store cannot be searched: without --vs and with no active store, the
+    # files go to the "uploads" store, which becomes active for this chat.
+    target = vs or (active[0] if active else await knowledge.ensure_vector_store(UPLOADS_STORE))
     with ProgressLine(session.out) as progress:
         results = await knowledge.upload(paths, target, progress)
     if not results:
         return CommandResult(message="No supported files found.")
     stored = sum(1 for r in results if r.ok)
-    where = f" into {target}" if target else ""
     lines = [result_line(r) for r in results]
-    lines.append(f"Uploaded {stored} of {len(results)} file(s){where}.")
+    lines.append(f"Uploaded {stored} of {len(results)} file(s) into {target}.")
+    if vs is None and target not in active:
+        session.settings.vector_stores = [*active, target]
+        lines.append(f"{target} ({UPLOADS_STORE}) is now an active vector store.")
     return CommandResult(message="\n".join(lines))
 
 
