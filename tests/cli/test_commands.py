@@ -254,3 +254,17 @@ def test_ctrl_c_during_ask_keeps_the_partial_answer_and_exits_130(
         child.close()
     assert child.exitstatus == 130
     assert "interrupted" in (child.before or "").lower()
+
+
+def test_debug_shows_tolerated_stream_events(forge: Run, script_file: Callable[..., Path]) -> None:
+    """Events the builder had to tolerate are counted and visible with --debug, silent without."""
+    odd = [*ANSWER_SCRIPT[:2], {"type": "response.vendor.metrics", "tps": 40}, *ANSWER_SCRIPT[2:]]
+    script = script_file(odd, odd)
+    env = {"FORGE_TEST_BACKEND": str(script)}
+    quiet = forge("ask", "--plain", "question", env=env)
+    assert quiet.returncode == 0, quiet.stderr
+    assert "tolerated" not in quiet.stderr
+    loud = forge("ask", "--plain", "--debug", "question", env=env)
+    assert loud.returncode == 0, loud.stderr
+    assert "forge: debug: forge_cli.stream" in loud.stderr
+    assert "unknown_event: response.vendor.metrics" in loud.stderr

@@ -79,7 +79,11 @@ def shared_options(func: F) -> F:
 
 def settings_from_options(options: dict[str, Any]) -> Settings:
     """Resolve the run's settings from the given options, the environment and the config file."""
+    from forge_cli.logs import configure_logging
+
     flags = {key: options.get(key) for key in SETTING_OPTIONS}
-    return resolve_settings(
+    settings = resolve_settings(
         flags, env=os.environ, config=ConfigFile.load(), profile=options.get("profile")
     )
+    configure_logging(debug=settings.debug)
+    return settings

@@ -13,6 +13,7 @@ part), so a snapshot handed out is never mutated afterwards. Text deltas go to a
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,8 @@ __all__ = ["SnapshotBuilder"]
 
 Handler = Callable[["SnapshotBuilder", dict[str, Any]], bool]
 _TextTarget = tuple[int, Message, int, OutputText]
+
+_log = logging.getLogger(__name__)
 
 _TERMINAL_STATUS = {
     "response.completed": "completed",
@@ -102,6 +105,8 @@ class SnapshotBuilder:
 
     def finish(self) -> Response:
         """Close the stream. Without a terminal event the response is marked ``incomplete``."""
+        if self.diagnostics.problems:
+            _log.debug("stream: %s", self.diagnostics.summary())
         if self.terminal is None and self._snapshot.status in (None, "in_progress", "queued"):
             self.diagnostics.record("truncated", "the stream ended without a terminal event")
             self._base = self._base.model_copy(update={"status": "incomplete"})

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from dataclasses import dataclass, field
 
 __all__ = ["StreamDiagnostics"]
 
 _MAX_NOTES = 50
+_log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -27,6 +29,7 @@ class StreamDiagnostics:
     def record(self, kind: str, note: str) -> None:
         """Count one tolerated problem and keep a short note about it."""
         self.counts[kind] += 1
+        _log.debug("stream: tolerated %s: %s", kind, note)  # shown with --debug
         if len(self.notes) < _MAX_NOTES:
             self.notes.append(f"{kind}: {note}")
 

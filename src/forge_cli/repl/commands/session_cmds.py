@@ -70,7 +70,10 @@ async def status_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 
 @command("debug", "Turn debug output on or off", usage="/debug on|off", arguments=ON_OFF)
 async def debug_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    from forge_cli.logs import set_debug
+
     session.debug = on_off(args, "debug")
+    set_debug(session.debug)
     return CommandResult(message=f"Debug {'on' if session.debug else 'off'}.")
 
 
