@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 from forge_cli.engine import Engine, EngineConfig
-from forge_cli.knowledge import KnowledgeStore, default_store_path
+from forge_cli.knowledge import KnowledgeStore
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.request import Request
 
@@ -43,8 +42,9 @@ class LocalBackend:
             self.engine = engine
             return
         if not isinstance(store, KnowledgeStore):
-            path = Path(store) if store is not None else default_store_path()
-            store = KnowledgeStore(path)
+            from forge_cli.engine.store import open_store
+
+            store = open_store(store, config)
             self._owns_store = True
         self.engine = Engine(store, config)
 

@@ -89,7 +89,7 @@ def engine_config(settings: Settings) -> EngineConfig:
     Their environment variables (``FORGE_SEARXNG_URL``, ``FORGE_UPSTREAM_*``) are the ones
     ``EngineConfig.from_env`` reads, so ``forge serve`` and ``forge chat`` agree.
     """
-    from forge_cli.engine import EngineConfig, UpstreamConfig
+    from forge_cli.engine import EmbeddingsConfig, EngineConfig, UpstreamConfig
 
     base_url, model = settings.engine_upstream_base_url, settings.engine_upstream_model
     if bool(base_url) != bool(model):
@@ -105,7 +105,21 @@ def engine_config(settings: Settings) -> EngineConfig:
             model=model,
             api_key_env=settings.engine_upstream_api_key_env or "OPENAI_API_KEY",
         )
-    return EngineConfig(upstream=upstream, searxng_url=settings.engine_searxng_url)
+    embeddings = None
+    embed_url, embed_model = settings.engine_embeddings_base_url, settings.engine_embeddings_model
+    if bool(embed_url) != bool(embed_model):
+        missing = "engine.embeddings_model" if embed_url else "engine.embeddings_base_url"
+        raise ConfigError(
+            f"{missing} is not set; embeddings need both a URL and a model",
+            hint=f"forge config set {missing} VALUE (or unset the other)",
+        )
+    if embed_url and embed_model:
+        embeddings = EmbeddingsConfig(
+            embed_url, embed_model, settings.engine_embeddings_api_key_env
+        )
+    return EngineConfig(
+        upstream=upstream, searxng_url=settings.engine_searxng_url, embeddings=embeddings
+    )
 
 
 def new_conversation(settings: Settings) -> Conversation:
@@ -158,9 +172,9 @@ def build_responder(settings: Settings, backend: Backend, *, interactive: bool) 
     if settings.api == "chat":
 
         def store() -> KnowledgeStore:
-            from forge_cli.knowledge import KnowledgeStore, default_store_path
+            from forge_cli.engine import open_store
 
-            return KnowledgeStore(default_store_path())
+            return open_store(None, engine_config(settings))
 
     return agent_responder(
         backend,

@@ -34,9 +34,10 @@ def build_knowledge_client(settings: Settings) -> Any:
     """A ``KnowledgeClient`` for the backend the settings name."""
     if settings.api == "local":
         from forge_cli.backends.knowledge_client import LocalKnowledgeClient
-        from forge_cli.knowledge import KnowledgeStore, default_store_path
+        from forge_cli.cli.build import engine_config
+        from forge_cli.engine import open_store
 
-        return LocalKnowledgeClient(KnowledgeStore(default_store_path()), owns_store=True)
+        return LocalKnowledgeClient(open_store(None, engine_config(settings)), owns_store=True)
     if settings.api == "chat":
         raise UsageError("the chat API has no document store", hint="use --api local or responses")
     from forge_cli.backends.knowledge_http import HttpKnowledgeClient

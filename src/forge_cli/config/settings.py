@@ -69,6 +69,9 @@ class Settings:
     engine_upstream_base_url: str | None = None
     engine_upstream_model: str | None = None
     engine_upstream_api_key_env: str | None = None
+    engine_embeddings_base_url: str | None = None
+    engine_embeddings_model: str | None = None
+    engine_embeddings_api_key_env: str | None = None
 
     def with_(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied."""
@@ -228,6 +231,24 @@ KEYS: dict[str, KeySpec] = {
             _env_name,
             "FORGE_UPSTREAM_API_KEY_ENV",
             "local engine: env var holding the upstream key",
+        ),
+        KeySpec(
+            "engine.embeddings_base_url",
+            _url,
+            "FORGE_EMBEDDINGS_BASE_URL",
+            "local store: /v1/embeddings server for dense retrieval",
+        ),
+        KeySpec(
+            "engine.embeddings_model",
+            _text,
+            "FORGE_EMBEDDINGS_MODEL",
+            "local store: embedding model",
+        ),
+        KeySpec(
+            "engine.embeddings_api_key_env",
+            _env_name,
+            "FORGE_EMBEDDINGS_API_KEY_ENV",
+            "local store: env var holding the embeddings key",
         ),
     )
 }

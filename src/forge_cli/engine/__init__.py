@@ -12,9 +12,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.engine.answerer import AnswerContext, Answerer
-from forge_cli.engine.config import RETRIEVAL_MODEL, EngineConfig, UpstreamConfig
+from forge_cli.engine.config import (
+    RETRIEVAL_MODEL,
+    EmbeddingsConfig,
+    EngineConfig,
+    UpstreamConfig,
+)
 from forge_cli.engine.engine import Engine, PreparedRequest
 from forge_cli.engine.retrieval import RetrievalAnswerer
+from forge_cli.engine.store import open_store
 
 if TYPE_CHECKING:
     from forge_cli.engine.app import create_app
@@ -25,12 +31,14 @@ __all__ = [
     "AnswerContext",
     "Answerer",
     "BackgroundServer",
+    "EmbeddingsConfig",
     "Engine",
     "EngineConfig",
     "PreparedRequest",
     "RetrievalAnswerer",
     "UpstreamConfig",
     "create_app",
+    "open_store",
     "run_server",
 ]
 

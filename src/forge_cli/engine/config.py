@@ -16,6 +16,7 @@ __all__ = [
     "UPSTREAM_API_KEY_ENV_ENV",
     "UPSTREAM_BASE_URL_ENV",
     "UPSTREAM_MODEL_ENV",
+    "EmbeddingsConfig",
     "EngineConfig",
     "UpstreamConfig",
 ]
@@ -27,6 +28,9 @@ SEARXNG_ENV = "FORGE_SEARXNG_URL"
 UPSTREAM_BASE_URL_ENV = "FORGE_UPSTREAM_BASE_URL"
 UPSTREAM_MODEL_ENV = "FORGE_UPSTREAM_MODEL"
 UPSTREAM_API_KEY_ENV_ENV = "FORGE_UPSTREAM_API_KEY_ENV"
+EMBEDDINGS_BASE_URL_ENV = "FORGE_EMBEDDINGS_BASE_URL"
+EMBEDDINGS_MODEL_ENV = "FORGE_EMBEDDINGS_MODEL"
+EMBEDDINGS_API_KEY_ENV_ENV = "FORGE_EMBEDDINGS_API_KEY_ENV"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +52,19 @@ class UpstreamConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class EmbeddingsConfig:
+    """An OpenAI-compatible ``/v1/embeddings`` endpoint for dense retrieval in the local store.
+
+    When set, chunks are embedded at ingest and searches fuse dense (cosine) and BM25 rankings by
+    reciprocal rank fusion (``docs/knowledge.md``).
+    """
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class EngineConfig:
     """How the engine answers.
 
@@ -57,10 +74,12 @@ class EngineConfig:
     - ``default_vector_stores``: ids or names searched when a request enables no tools at all;
       empty means every vector store in the knowledge store.
     - ``seed``: create/refresh the bundled ``forge-docs`` store on first use.
+    - ``embeddings``: dense retrieval for the store the engine opens (``None``: BM25 only).
     """
 
     upstream: UpstreamConfig | None = None
     searxng_url: str | None = None
+    embeddings: EmbeddingsConfig | None = None
     default_vector_stores: tuple[str, ...] = ()
     seed: bool = True
     max_tool_rounds: int = 6
@@ -70,7 +89,7 @@ class EngineConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> EngineConfig:
-        """Settings from ``FORGE_UPSTREAM_*`` and ``FORGE_SEARXNG_URL``."""
+        """Settings from ``FORGE_UPSTREAM_*``, ``FORGE_EMBEDDINGS_*`` and ``FORGE_SEARXNG_URL``."""
         env = os.environ if environ is None else environ
         upstream = None
         base_url = env.get(UPSTREAM_BASE_URL_ENV)
@@ -78,4 +97,12 @@ class EngineConfig:
         if base_url and model:
             key_env = env.get(UPSTREAM_API_KEY_ENV_ENV, "OPENAI_API_KEY") or None
             upstream = UpstreamConfig(base_url=base_url, model=model, api_key_env=key_env)
-        return cls(upstream=upstream, searxng_url=env.get(SEARXNG_ENV) or None)
+        embeddings = None
+        embed_url, embed_model = env.get(EMBEDDINGS_BASE_URL_ENV), env.get(EMBEDDINGS_MODEL_ENV)
+        if embed_url and embed_model:
+            embeddings = EmbeddingsConfig(
+                embed_url, embed_model, env.get(EMBEDDINGS_API_KEY_ENV_ENV) or None
+            )
+        return cls(
+            upstream=upstream, searxng_url=env.get(SEARXNG_ENV) or None, embeddings=embeddings
+        )

@@ -10,7 +10,6 @@ import ipaddress
 import os
 import socket
 import threading
-from pathlib import Path
 from types import TracebackType
 
 import uvicorn
@@ -19,8 +18,8 @@ from starlette.types import ASGIApp
 from forge_cli.engine.app import create_app
 from forge_cli.engine.config import EngineConfig
 from forge_cli.engine.engine import Engine
+from forge_cli.engine.store import open_store
 from forge_cli.errors import UsageError
-from forge_cli.knowledge import KnowledgeStore, default_store_path
 
 __all__ = ["BackgroundServer", "check_bind", "is_loopback", "run_server"]
 
@@ -59,9 +58,9 @@ def run_server(
 ) -> None:
     """Serve the local engine until interrupted (blocks; Ctrl+C stops it cleanly)."""
     check_bind(host, token)
-    path = Path(store_path) if store_path is not None else default_store_path()
-    with KnowledgeStore(path) as store:
-        engine = Engine(store, config or EngineConfig.from_env())
+    config = config or EngineConfig.from_env()
+    with open_store(store_path, config) as store:
+        engine = Engine(store, config)
         engine.ensure_seeded()
         uvicorn.Server(_uvicorn_config(create_app(engine, token=token), host, port)).run()
 

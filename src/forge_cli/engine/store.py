@@ -1,0 +1,30 @@
+"""Opening the local knowledge store the way the engine's settings say (dense retrieval or not)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from forge_cli.engine.config import EngineConfig
+from forge_cli.knowledge import KnowledgeStore, default_store_path
+
+__all__ = ["open_store"]
+
+
+def open_store(
+    path: str | os.PathLike[str] | None = None, config: EngineConfig | None = None
+) -> KnowledgeStore:
+    """The knowledge store at ``path`` (default: the data directory), with the configured
+    embeddings endpoint when ``config.embeddings`` is set. Every opener uses this, so ingest
+    (``forge vs``, ``/upload``) and search (chat, ``forge serve``) embed the same way."""
+    embedder = None
+    if config is not None and config.embeddings is not None:
+        from forge_cli.backends.embeddings import OpenAIEmbedder
+
+        settings = config.embeddings
+        embedder = OpenAIEmbedder(
+            settings.base_url, settings.model, api_key_env=settings.api_key_env
+        )
+    return KnowledgeStore(
+        Path(path) if path is not None else default_store_path(), embedder=embedder
+    )
