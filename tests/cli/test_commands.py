@@ -268,3 +268,25 @@ def test_debug_shows_tolerated_stream_events(forge: Run, script_file: Callable[.
     assert loud.returncode == 0, loud.stderr
     assert "forge: debug: forge_cli.stream" in loud.stderr
     assert "unknown_event: response.vendor.metrics" in loud.stderr
+
+
+@pytest.mark.parametrize("mode", ["--plain", "--json"])
+def test_a_failure_the_server_reports_is_one_error_line(
+    forge: Run, script_file: Callable[..., Path], mode: str
+) -> None:
+    failed = [
+        *ANSWER_SCRIPT[:1],
+        {
+            "type": "response.failed",
+            "response": {
+                "id": "resp_1",
+                "status": "failed",
+                "error": {"code": "server_error", "message": "the vector store is unavailable"},
+            },
+        },
+    ]
+    proc = forge("ask", mode, "question", env={"FORGE_TEST_BACKEND": str(script_file(failed))})
+    assert proc.returncode == 1
+    assert _one_error_line(proc) == "forge: error: the vector store is unavailable"
+    if mode == "--json":
+        assert json.loads(proc.stdout)["error"]["message"] == "the vector store is unavailable"

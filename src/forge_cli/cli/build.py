@@ -199,6 +199,9 @@ def build_view_factory(
         sys.stdout, json=mode == "json", jsonl=mode == "jsonl", plain=mode == "plain"
     )
 
+    # A one-shot run prints its error once, as the CLI line; JSON keeps it in the document.
+    report = not one_shot or chosen in ("json", "jsonl")
+
     def make() -> RendererView:
         def renderer() -> Renderer:
             from forge_cli.render import make_renderer
@@ -209,10 +212,9 @@ def build_view_factory(
                 stderr=sys.stderr,
                 ascii=settings.ascii,
                 show_reasoning=settings.reasoning,
+                show_errors=report,
             )
 
-        # A one-shot run prints its error once, as the CLI line; JSON keeps it in the document.
-        report = not one_shot or chosen in ("json", "jsonl")
         return RendererView(renderer, stream=stream, report_errors=report)
 
     return make

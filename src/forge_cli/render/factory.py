@@ -62,24 +62,30 @@ def make_renderer(
     stderr: TextIO,
     ascii: bool = False,
     show_reasoning: bool = False,
+    show_errors: bool = True,
     width: int | None = None,
     height: int | None = None,
     color: bool | None = None,
     force_terminal: bool | None = None,
     clock: Clock = time.monotonic,
 ) -> Renderer:
-    """A renderer for one answer in ``mode`` (see :func:`~forge_cli.render.console.choose_mode`)."""
+    """A renderer for one answer in ``mode`` (see :func:`~forge_cli.render.console.choose_mode`).
+
+    ``show_errors=False``: a failed answer is not described by the renderer, because the caller
+    reports the error itself (JSON documents always keep it).
+    """
     if mode == "rich":
         from forge_cli.render.rich_renderer import RichRenderer
 
         console = make_console(stdout, color=color, width=width, height=height,
                                force_terminal=force_terminal)  # fmt: skip
-        return RichRenderer(console, ascii=ascii, show_reasoning=show_reasoning, clock=clock)
+        return RichRenderer(console, ascii=ascii, show_reasoning=show_reasoning,
+                            show_errors=show_errors, clock=clock)  # fmt: skip
     if mode == "plain":
         from forge_cli.render.plain import PlainRenderer
 
         return PlainRenderer(stdout, stderr, ascii=ascii, show_reasoning=show_reasoning,
-                             clock=clock, width=width or 100)  # fmt: skip
+                             show_errors=show_errors, clock=clock, width=width or 100)  # fmt: skip
     if mode == "json":
         from forge_cli.render.json_renderer import JsonRenderer
 

@@ -56,6 +56,7 @@ class PlainRenderer:
         *,
         ascii: bool = False,
         show_reasoning: bool = False,
+        show_errors: bool = True,
         clock: Clock = time.monotonic,
         width: int = 100,
         registry: ItemRegistry = ITEM_RENDERERS,
@@ -63,6 +64,7 @@ class PlainRenderer:
         self.stdout = stdout
         self.glyphs = ASCII if ascii else UNICODE
         self.show_reasoning = show_reasoning
+        self.show_errors = show_errors
         self.clock = ItemClock(clock)
         self.registry = registry
         self._err = Console(file=stderr, width=width, color_system=None, force_terminal=False,
@@ -125,7 +127,9 @@ class PlainRenderer:
         if self._citations:
             lines = [f"[{c.n}] {source_label(c, self.glyphs)}" for c in self._citations]
             self._write(("\n" if self._wrote_text else "") + "Sources:\n" + "\n".join(lines) + "\n")
-        for note in status_notes(final, self.glyphs, interrupted=interrupted, error=error):
+        for note in status_notes(
+            final, self.glyphs, interrupted=interrupted, error=error, show_errors=self.show_errors
+        ):
             self._err.print(note)
         footer = footer_line(final, self.clock.total(), self.glyphs)
         if footer is not None:

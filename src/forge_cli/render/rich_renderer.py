@@ -99,6 +99,7 @@ class RichRenderer:
         *,
         ascii: bool = False,
         show_reasoning: bool = False,
+        show_errors: bool = True,
         clock: Clock = time.monotonic,
         max_fps: float = 15.0,
         registry: ItemRegistry = ITEM_RENDERERS,
@@ -106,6 +107,7 @@ class RichRenderer:
         self.console = console
         self.glyphs = ASCII if ascii else UNICODE
         self.show_reasoning = show_reasoning
+        self.show_errors = show_errors
         self.clock = ItemClock(clock)
         self.registry = registry
         self.redraws = 0
@@ -274,7 +276,13 @@ class RichRenderer:
         if sources is not None:
             out.extend(layout.place("prose", [sources]))
         notes: list[RenderableType] = [
-            *status_notes(response, self.glyphs, interrupted=interrupted, error=error)
+            *status_notes(
+                response,
+                self.glyphs,
+                interrupted=interrupted,
+                error=error,
+                show_errors=self.show_errors,
+            )
         ]
         footer = footer_line(response, self.clock.total(), self.glyphs)
         if footer is not None:

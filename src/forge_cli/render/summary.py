@@ -83,8 +83,13 @@ def status_notes(
     *,
     interrupted: bool,
     error: BaseException | str | None,
+    show_errors: bool = True,
 ) -> list[Text]:
-    """Lines saying the answer was interrupted, failed, or is incomplete."""
+    """Lines saying the answer was interrupted, failed, or is incomplete.
+
+    ``show_errors=False`` leaves the failure out: the caller reports it itself (``forge ask``
+    prints its one ``forge: error:`` line), so it is not said twice.
+    """
     notes: list[Text] = []
     if interrupted:
         notes.append(Text(glyphs.interrupted, style="yellow bold"))
@@ -93,7 +98,7 @@ def status_notes(
         message = sanitize_inline(response.error.message or response.error.code or "failed")
     if message is None and response is not None and response.status == "failed":
         message = "the response failed"
-    if message is not None:
+    if message is not None and show_errors:
         notes.append(Text(f"{glyphs.failed} error: {message}", style="red"))
     if response is not None and response.status == "incomplete":
         reason = (response.incomplete_details or {}).get("reason")
