@@ -138,3 +138,17 @@ def test_at_a_terminal_forge_ask_asks_and_n_denies(tmp_path: Path, tools_file: P
         server.assert_consumed()
     tool_message = server.requests[1]["messages"][-1]
     assert "denied" in tool_message["content"].lower()
+
+
+def test_the_iteration_limit_ends_the_run_with_exit_code_3(forge: Forge, tools_file: Path) -> None:
+    """A model that keeps calling tools: the loop stops at --max-iterations and says so."""
+    with FakeChatServer() as server:
+        for n in range(2):
+            server.add(tool_call_chunks([("lookup_order", {"order_id": n})], ids=[f"call_{n}"]))
+        proc = forge(*_args(server, tools_file, "--yes", "--plain", "--max-iterations", "2"))
+        server.assert_consumed()
+    assert proc.returncode == 3, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines[-1].startswith("forge: error: ")
+    assert "iteration" in lines[-1]
+    assert sum(line.startswith("forge: error:") for line in lines) == 1
