@@ -220,12 +220,18 @@ def test_conversation_commands_never_print_raw_escape_sequences(forge: Run, tmp_
     )  # data keeps the original
 
 
-def test_error_lines_neutralise_escape_sequences_the_user_typed(forge: Run) -> None:
-    proc = forge("conversations", "show", "\x1b]0;pwned\x07\x1b[2Jx")
-    assert proc.returncode == 1
+def test_error_lines_neutralise_escape_sequences_the_user_typed(forge: Run, tmp_path: Path) -> None:
+    """A directory name the user typed is quoted in the error verbatim: the CLI's one error line
+    is what keeps its escape sequences from driving the terminal."""
+    hostile = tmp_path / "notes\x1b]0;pwned\x07\x1b[2J"
+    hostile.mkdir()
+    proc = forge("files", "upload", str(hostile))
+    assert proc.returncode == 2
     line = _one_error_line(proc)
+    assert "no supported files" in line
     assert "\x1b" not in line
     assert "\x07" not in line
+    assert "\\x1b[2J" in line  # shown escaped, not dropped
 
 
 @pytest.mark.pty
