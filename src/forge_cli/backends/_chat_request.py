@@ -59,7 +59,24 @@ def to_chat_body(request: Request) -> ChatBody:
     for key in _PASSTHROUGH_EXTRAS:
         if extras.get(key) is not None:
             kwargs[key] = extras[key]
+    response_format = _response_format(extras.get("text"))
+    if response_format is not None:
+        kwargs["response_format"] = response_format
+    reasoning = extras.get("reasoning")
+    if isinstance(reasoning, dict) and reasoning.get("effort") and "reasoning_effort" not in kwargs:
+        kwargs["reasoning_effort"] = reasoning["effort"]
     return ChatBody(kwargs, dropped)
+
+
+def _response_format(text: Any) -> dict[str, Any] | None:
+    """The Responses API's ``text.format`` as Chat's ``response_format`` (``None``: plain text)."""
+    fmt = text.get("format") if isinstance(text, dict) else None
+    if not isinstance(fmt, dict) or fmt.get("type") in (None, "text"):
+        return None
+    if fmt["type"] == "json_schema":
+        spec = {key: fmt[key] for key in ("name", "schema", "strict", "description") if key in fmt}
+        return {"type": "json_schema", "json_schema": spec}
+    return {"type": str(fmt["type"])}
 
 
 def _messages(request: Request) -> list[dict[str, Any]]:

@@ -25,7 +25,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from forge_cli.engine.config import RETRIEVAL_MODEL
 from forge_cli.engine.engine import Engine
 from forge_cli.engine.http_errors import error_response, forge_error_handler, http_error_handler
+from forge_cli.engine.routes_batches import batch_routes
+from forge_cli.engine.routes_chat import chat_routes
 from forge_cli.engine.routes_knowledge import knowledge_routes, read_json
+from forge_cli.engine.structured import check_structured_output
 from forge_cli.errors import ForgeError, UsageError
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.request import Request
@@ -80,6 +83,7 @@ def _response_routes(engine: Engine) -> list[Route]:
     async def create_response(request: HTTPRequest) -> Response:
         body = await read_json(request)
         parsed = _parse_request(body)
+        check_structured_output(engine, parsed)
         prepared = await engine.prepare(parsed)
         if body.get("stream") is True:
             return StreamingResponse(
@@ -121,7 +125,12 @@ def create_app(engine: Engine, *, token: str | None = None) -> Starlette:
     """The ASGI app serving ``engine`` (and its knowledge store); ``token`` enables bearer auth."""
     middleware = [Middleware(_BearerAuth, token=token)] if token else []
     return Starlette(
-        routes=[*_response_routes(engine), *knowledge_routes(engine.store)],
+        routes=[
+            *_response_routes(engine),
+            *chat_routes(engine),
+            *batch_routes(engine.store),
+            *knowledge_routes(engine.store),
+        ],
         middleware=middleware,
         exception_handlers={ForgeError: forge_error_handler, HTTPException: http_error_handler},
     )

@@ -153,6 +153,12 @@ class UpstreamAnswerer:
                 "tools": [t.to_wire() for t in tools],
                 "temperature": original.temperature,
                 "max_output_tokens": original.max_output_tokens,
+                # Structured output and reasoning effort go to the model as the client asked.
+                **{
+                    key: value
+                    for key, value in (original.model_extra or {}).items()
+                    if key in ("text", "reasoning") and value is not None
+                },
             }
         )
 
