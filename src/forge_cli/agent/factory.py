@@ -78,7 +78,7 @@ def build_agent(
     after_hooks: Sequence[AfterHook] = (),
     tool_choice: ToolChoice | None = None,
     parallel_tool_calls: bool | None = None,
-    parse_tool_call_tags: bool = False,
+    parse_tool_call_tags: bool = True,
     evaluator_model: str | None = None,
     output_model: str | None = None,
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,

@@ -11,6 +11,7 @@ from forge_cli.agent.state import AgentState
 from forge_cli.backends.base import Backend
 from forge_cli.protocol.items import FunctionCall
 from forge_cli.protocol.request import ToolChoice
+from forge_cli.protocol.tools import FunctionTool
 
 __all__ = ["ToolCallingDriver"]
 
@@ -20,8 +21,11 @@ class ToolCallingDriver:
 
     ``tool_choice`` (``auto``, ``required``, ``none`` or ``{"type": "function", "name": ...}``)
     applies to the first turn only; later turns use ``auto``, or the model could never stop.
-    ``parallel_tool_calls`` is passed through. ``parse_tool_call_tags`` turns
-    ``<tool_call>{...}</tool_call>`` text into calls, for servers that leave them in the text.
+    ``parallel_tool_calls`` is passed through. ``parse_tool_call_tags`` (on by default) turns
+    calls written as text (``<tool_call>``, the pythonic form, Llama's ``<|python_tag|>``,
+    Mistral's ``[TOOL_CALLS]``, a bare JSON call; see :mod:`.tool_tags`) into calls when tools
+    were offered and the reply has no native calls: servers without a tool parser leave them in
+    the text. Only calls naming an offered function are taken.
     """
 
     def __init__(
@@ -29,7 +33,7 @@ class ToolCallingDriver:
         *,
         tool_choice: ToolChoice | None = None,
         parallel_tool_calls: bool | None = None,
-        parse_tool_call_tags: bool = False,
+        parse_tool_call_tags: bool = True,
         model: str | None = None,
     ) -> None:
         self.tool_choice = tool_choice
@@ -55,9 +59,16 @@ class ToolCallingDriver:
     async def turn(self, backend: Backend, state: AgentState) -> AsyncIterator[TurnUpdate]:
         """One request with tools; the calls in the reply are the decision."""
         request = state.next_request(**self._overrides(state))
+        offered = {tool.name for tool in request.tools if isinstance(tool, FunctionTool)}
         async for update in stream_turn(backend, request):
-            if isinstance(update, TurnResult) and self.parse_tool_call_tags:
-                items = tuple(extract_tool_call_tags(list(update.items)))
+            if (
+                isinstance(update, TurnResult)
+                and self.parse_tool_call_tags
+                and offered
+                and not update.calls
+                and request.tool_choice != "none"
+            ):
+                items = tuple(extract_tool_call_tags(list(update.items), offered))
                 calls = tuple(item for item in items if isinstance(item, FunctionCall))
                 update = TurnResult(items, calls, update.usage, update.status, update.response)
             yield update
