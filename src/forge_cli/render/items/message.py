@@ -3,7 +3,7 @@
 The text is split into blocks exactly as the streaming renderer commits them (``blocks.py``),
 and each block is rendered as its own Markdown document, so a one-shot render of the final
 snapshot equals what streaming printed. Markdown links are shown as text (no OSC 8 hyperlinks
-from untrusted URLs).
+from untrusted URLs). Text that looks like HTML is shown as text: nothing the model wrote vanishes.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ __all__ = ["BlockMarkdown", "markdown_block", "refusal_line", "render_message"]
 
 @cache
 def _parser() -> MarkdownIt:
-    return MarkdownIt().enable("strikethrough").enable("table")
+    # HTML off: markdown-it would parse `<API-KEY>`, `std::vector<int>` or `<tag>` as inline HTML,
+    # which rich drops, so answers would lose text. With it off they are shown as written.
+    return MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
 
 
 class BlockMarkdown(Markdown):
