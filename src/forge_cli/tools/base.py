@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from forge_cli.errors import ToolError
 from forge_cli.protocol.tools import FunctionTool
-from forge_cli.tools._schema_json import clean_schema
+from forge_cli.tools._schema_json import clean_schema, strict_schema
 
 __all__ = ["TOOL_NAME_PATTERN", "BaseTool", "CitationSource", "ToolOutput", "render_output"]
 
@@ -49,6 +49,9 @@ class BaseTool:
     Subclass it for tools that need state or an explicit schema: set ``name``, ``description``
     and ``args_schema`` (a pydantic model) and implement :meth:`run`. ``read_only`` tools are
     approved automatically by the default policy; ``timeout`` (seconds) overrides the executor's.
+    ``strict`` asks the server for strict function calling: the schema is sent in its strict form
+    (every property required, optional ones nullable) and a ``null`` argument means "use the
+    default".
     """
 
     name: str = ""
@@ -56,6 +59,7 @@ class BaseTool:
     args_schema: type[BaseModel]
     read_only: bool = False
     timeout: float | None = None
+    strict: bool = False
 
     def __init__(self) -> None:
         problems = _definition_problems(self)
@@ -72,9 +76,27 @@ class BaseTool:
 
     def definition(self) -> FunctionTool:
         """The tool definition a request carries."""
+        parameters = self.parameters()
         return FunctionTool(
-            name=self.name, description=self.description or None, parameters=self.parameters()
+            name=self.name,
+            description=self.description or None,
+            parameters=strict_schema(parameters) if self.strict else parameters,
+            strict=True if self.strict else None,
         )
+
+    def validate_arguments(self, arguments: dict[str, Any]) -> BaseModel:
+        """The arguments checked against ``args_schema`` (raises pydantic's ``ValidationError``).
+
+        For a strict tool, ``null`` for an optional field means the field was left out.
+        """
+        if self.strict:
+            fields = self.args_schema.model_fields
+            arguments = {
+                key: value
+                for key, value in arguments.items()
+                if not (value is None and key in fields and not fields[key].is_required())
+            }
+        return self.args_schema.model_validate(arguments)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"

@@ -32,6 +32,7 @@ class CallableTool(BaseTool):
         description: str | None = None,
         read_only: bool = False,
         timeout: float | None = None,
+        strict: bool = False,
     ) -> None:
         schema = function_schema(func, name=name, description=description)
         self.func = func
@@ -40,6 +41,7 @@ class CallableTool(BaseTool):
         self.args_schema = schema.model
         self.read_only = read_only
         self.timeout = timeout
+        self.strict = strict
         self.is_async = inspect.iscoroutinefunction(func)
         functools.update_wrapper(self, func)
         super().__init__()
@@ -73,6 +75,7 @@ def tool(
     description: str | None = None,
     read_only: bool = False,
     timeout: float | None = None,
+    strict: bool = False,
 ) -> Callable[[Callable[..., Any]], CallableTool]: ...
 
 
@@ -84,8 +87,11 @@ def tool(
     description: str | None = None,
     read_only: bool = False,
     timeout: float | None = None,
+    strict: bool = False,
 ) -> CallableTool | Callable[[Callable[..., Any]], CallableTool]:
     """Make a tool of a function: ``@tool`` or ``@tool(name=..., read_only=True, timeout=5)``.
+
+    ``strict=True`` asks for strict function calling (see :attr:`BaseTool.strict`).
 
     Raises :class:`~forge_cli.errors.ToolError` naming the function and every problem found
     (missing annotations, ``*args``, types pydantic cannot describe, a bad name).
@@ -93,7 +99,12 @@ def tool(
 
     def wrap(target: Callable[..., Any]) -> CallableTool:
         return CallableTool(
-            target, name=name, description=description, read_only=read_only, timeout=timeout
+            target,
+            name=name,
+            description=description,
+            read_only=read_only,
+            timeout=timeout,
+            strict=strict,
         )
 
     return wrap(func) if func is not None else wrap

@@ -111,10 +111,18 @@ class ToolExecutor:
         return ExecutionReport(tuple(results), stopped)
 
     async def _prepare(self, call: ToolCall, emit: ToolEventSink) -> ToolResult | _Ready:
-        tool = self.tools.get(call.name)
+        offered = self.tools.names()[: self.max_tools]
+        tool = self.tools.get(call.name) if call.name in offered else None
         if tool is None:
-            known = ", ".join(self.tools.names()) or "none"
-            message = f"Error: unknown tool {call.name!r}. Available tools: {known}."
+            known = ", ".join(offered) or "none"
+            if call.name in self.tools:
+                what = (
+                    f"tool {call.name!r} was not offered in this request (only the first "
+                    f"{self.max_tools} tools are sent)"
+                )
+            else:
+                what = f"unknown tool {call.name!r}"
+            message = f"Error: {what}. Available tools: {known}."
             return _failed(call, message, "unknown_tool", emit)
         checked = self._validate(call, tool, emit)
         if isinstance(checked, ToolResult):
@@ -144,7 +152,7 @@ class ToolExecutor:
         if self.coerce_types:
             arguments = coerce_arguments(arguments, tool.parameters())
         try:
-            return tool.args_schema.model_validate(arguments)
+            return tool.validate_arguments(arguments)
         except ValidationError as exc:
             message = (
                 f"Error: invalid arguments for {call.name!r}: {_summarise(exc)}. "
