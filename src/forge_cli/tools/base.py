@@ -7,6 +7,7 @@ the executor, the approval policy and the request builder never care which kind 
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from pydantic import BaseModel
 from forge_cli.errors import ToolError
 from forge_cli.protocol.tools import FunctionTool
 from forge_cli.tools._schema_json import clean_schema, strict_schema
+from forge_cli.tools.context import RunContext
 
 __all__ = ["TOOL_NAME_PATTERN", "BaseTool", "CitationSource", "ToolOutput", "render_output"]
 
@@ -67,8 +69,17 @@ class BaseTool:
             raise ToolError(f"tool {type(self).__name__} is defined wrongly: {'; '.join(problems)}")
 
     async def run(self, args: Any) -> Any:
-        """Run with validated arguments (an instance of ``args_schema``); return the result."""
+        """Run with validated arguments (an instance of ``args_schema``); return the result.
+
+        Declare ``run(self, args, context: RunContext)`` to receive the run's context.
+        """
         raise NotImplementedError
+
+    async def invoke(self, args: Any, context: RunContext | None = None) -> Any:
+        """Run, passing ``context`` when :meth:`run` takes it (as ``context``)."""
+        if _takes_context(self.run):
+            return await self.run(args, context=context if context is not None else RunContext())  # type: ignore[call-arg]
+        return await self.run(args)
 
     def parameters(self) -> dict[str, Any]:
         """The JSON Schema of the arguments, as sent to the model."""
@@ -100,6 +111,13 @@ class BaseTool:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+def _takes_context(method: Any) -> bool:
+    try:
+        return "context" in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _definition_problems(tool: BaseTool) -> list[str]:

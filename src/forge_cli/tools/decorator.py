@@ -11,6 +11,7 @@ from typing import Any, overload
 from pydantic import BaseModel
 
 from forge_cli.tools.base import BaseTool
+from forge_cli.tools.context import RunContext
 from forge_cli.tools.schema import function_schema
 
 __all__ = ["CallableTool", "tool"]
@@ -42,13 +43,16 @@ class CallableTool(BaseTool):
         self.read_only = read_only
         self.timeout = timeout
         self.strict = strict
+        self.context_param = schema.context_param
         self.is_async = inspect.iscoroutinefunction(func)
         functools.update_wrapper(self, func)
         super().__init__()
 
-    async def run(self, args: Any) -> Any:
-        """Call the function with the validated arguments."""
+    async def run(self, args: Any, context: RunContext | None = None) -> Any:
+        """Call the function with the validated arguments (and the run's context if it asks)."""
         kwargs = _as_kwargs(args)
+        if self.context_param is not None:
+            kwargs[self.context_param] = context if context is not None else RunContext()
         if self.is_async:
             return await self.func(**kwargs)
         return await asyncio.to_thread(self.func, **kwargs)
