@@ -54,3 +54,30 @@ def test_term_dumb_is_plain_text(tmp_path: Path) -> None:
     raw, text = _run(tmp_path, {"TERM": "dumb"})
     assert "- first **bold** item" in text  # the answer as written
     assert "\x1b[" not in raw
+
+
+@pytest.mark.parametrize("columns", [40, 100, 200])
+def test_prose_wraps_at_a_readable_width(tmp_path: Path, columns: int) -> None:
+    prose = " ".join(f"word{n}" for n in range(120))
+    env = {
+        **os.environ,
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+        "TERM": "xterm-256color",
+    }
+    with FakeChatServer() as server:
+        server.add(text_chunks(prose))
+        args = ["-m", "forge_cli.cli", "ask", "--api", "chat", "--base-url", server.base_url,
+                "--model", "m", "Talk."]  # fmt: skip
+        child = pexpect.spawn(
+            sys.executable, args, env=env, encoding="utf-8", timeout=30, dimensions=(60, columns)
+        )
+        child.expect(pexpect.EOF)
+        child.close()
+    screen = pyte.Screen(columns, 60)
+    pyte.Stream(screen).feed(child.before or "")
+    lines = [line.rstrip() for line in screen.display if line.strip().startswith("word")]
+    assert " ".join(" ".join(lines).split()) == prose  # every word, in order, none cut
+    assert max(len(line) for line in lines) <= min(columns, 100)
+    if columns == 200:
+        assert max(len(line) for line in lines) > 90  # uses the measure, not a narrow column
