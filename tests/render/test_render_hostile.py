@@ -7,7 +7,11 @@ import json
 import re
 
 import pytest
-from tests_render_helpers import FakeClock, Screen  # type: ignore[import-not-found]
+from tests_render_helpers import (  # type: ignore[import-not-found]
+    FakeClock,
+    Screen,
+    real_loop_events,
+)
 
 from forge_cli.protocol import (
     FileCitation,
@@ -106,7 +110,8 @@ def test_rich_output_is_clean(payload: str, terminal: bool) -> None:
     )
     response = _hostile_response(payload)
     renderer.on_snapshot(response)
-    renderer.on_event({"type": "tool.blocked", "name": payload, "message": payload})
+    for event in real_loop_events(payload):
+        renderer.on_event(event)
     renderer.finish(response, error=payload)
     out = screen.file.getvalue()
     _assert_clean(out, terminal=terminal)
@@ -121,7 +126,8 @@ def test_plain_output_is_clean(payload: str) -> None:
     renderer = make_renderer("plain", stdout=out, stderr=err, clock=FakeClock())
     response = _hostile_response(payload)
     renderer.on_snapshot(response)
-    renderer.on_event({"type": "tool.blocked", "name": payload, "message": payload})
+    for event in real_loop_events(payload):
+        renderer.on_event(event)
     renderer.finish(response, error=payload)
     _assert_clean(out.getvalue())
     _assert_clean(err.getvalue())

@@ -13,6 +13,7 @@ from referencing import Registry, Resource
 from tests_render_helpers import (  # type: ignore[import-not-found]
     FakeClock,
     fixture_id,
+    real_loop_events,
     snapshots,
     stream_fixtures,
 )
@@ -34,7 +35,8 @@ def _run(mode: str, path: Path) -> tuple[str, str]:
     seen, final = snapshots(path)
     for snap in seen:
         renderer.on_snapshot(snap)
-    renderer.on_event({"type": "tool_call.blocked", "name": "x"})
+    for event in real_loop_events():
+        renderer.on_event(event)
     renderer.finish(final)
     return out.getvalue(), err.getvalue()
 

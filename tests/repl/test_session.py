@@ -95,7 +95,7 @@ async def test_cancel_keeps_partial_answer_marked_and_saved(tmp_path: Path) -> N
     await responder.started.wait()
     session.cancel()
     assert await task is True
-    assert "[interrupted]" in out.getvalue()
+    assert "■ interrupted" in out.getvalue()  # the plain renderer's status note
     saved = ConversationStore(tmp_path).load(session.conversation.id)
     assert (saved.turns[0].status, saved.turns[0].text) == ("interrupted", "Partial ans")
 
