@@ -94,11 +94,10 @@ async def test_cancel_reports_interrupted_then_propagates() -> None:
 
 
 async def test_a_server_failure_from_the_backend_stream_is_failed() -> None:
-    script = reply_script("partial")[:2] + [
-        {"type": "response.failed",
-         "response": {"id": "r", "status": "failed",
-                      "error": {"code": "overloaded", "message": "try later"}}},
-    ]  # fmt: skip
+    failed = {"type": "response.failed",
+              "response": {"id": "r", "status": "failed",
+                           "error": {"code": "overloaded", "message": "try later"}}}  # fmt: skip
+    script = [*reply_script("partial")[:2], failed]
     outcome, _, _ = await _run(backend_responder(ScriptedBackend([script])))
     assert outcome.status == "failed"
     assert isinstance(outcome.error, StreamError)

@@ -203,4 +203,5 @@ async def test_the_real_loop_events_show_as_notices_and_the_turn_is_incomplete(
     assert "stopped after 3 model requests (the tool iteration limit)" in text
     turn = session.conversation.turns[0]
     assert turn.status == "incomplete"
-    assert turn.error is not None and "tool iteration limit" in turn.error
+    assert turn.error is not None
+    assert "tool iteration limit" in turn.error
