@@ -178,3 +178,39 @@ def test_event_schema_checks_the_answer_payload() -> None:
     with pytest.raises(jsonschema.ValidationError):
         EVENT.validate({"type": "answer", "payload": {"schema": "forge.answer/v1"}})
     EVENT.validate({"type": "text.delta", "payload": {"index": 0, "delta": "x"}})
+
+
+def test_plain_prints_a_call_that_arrives_finished_once() -> None:
+    """Issue 15 item 7: a hosted call whose first event already says completed, folded by the
+    real SnapshotBuilder, is printed once (not announced and then printed again)."""
+    from forge_cli.protocol import StreamEvent
+    from forge_cli.stream import SnapshotBuilder
+
+    head = {"id": "r", "object": "response", "model": "m"}
+    result = {"file_id": "f", "filename": "a.md", "score": 0.5, "text": "x"}
+    call = {"type": "file_search_call", "id": "fs_1", "status": "completed", "queries": ["q"],
+            "results": [result]}  # fmt: skip
+    text = {"type": "output_text", "text": "Hello", "annotations": []}
+    message = {"type": "message", "id": "m1", "role": "assistant", "status": "completed",
+               "content": [text]}  # fmt: skip
+    where = {"output_index": 1, "content_index": 0, "item_id": "m1"}
+    events = [
+        {"type": "response.created", "response": {**head, "status": "in_progress", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0, "item": call},
+        {"type": "response.output_item.done", "output_index": 0, "item": call},
+        {"type": "response.output_item.added", "output_index": 1,
+         "item": {**message, "status": "in_progress", "content": []}},
+        {"type": "response.content_part.added", **where, "part": {**text, "text": ""}},
+        {"type": "response.output_text.delta", **where, "delta": "Hello"},
+        {"type": "response.completed",
+         "response": {**head, "status": "completed", "output": [call, message]}},
+    ]  # fmt: skip
+    out, err = io.StringIO(), io.StringIO()
+    renderer = make_renderer("plain", stdout=out, stderr=err, clock=FakeClock())
+    builder = SnapshotBuilder()
+    for event in events:
+        renderer.on_snapshot(builder.feed(StreamEvent(event["type"], event)))
+    renderer.finish(builder.finish())
+    assert err.getvalue().count("File search") == 1
+    assert err.getvalue().count("a.md") == 1
+    assert out.getvalue() == "Hello\n"
