@@ -37,6 +37,10 @@ from forge_cli.sanitize import sanitize
 __all__ = ["PlainRenderer"]
 
 
+def _finished(item: object) -> bool:
+    return bool(getattr(item, "is_done", False))
+
+
 class _Progress:
     __slots__ = ("cites", "done", "printed")
 
@@ -155,7 +159,9 @@ class PlainRenderer:
             elif done and key not in self._settled:
                 self._settled.add(key)
                 self._status(item, key, ctx)
-            elif not done and key not in self._announced:
+            elif not done and key not in self._announced and not _finished(item):
+                # A call that arrives already finished is printed once, when it settles (its
+                # final fields may still come); announcing it too printed it twice.
                 self._announced.add(key)
                 ctx.final = False
                 self._status(item, key, ctx)

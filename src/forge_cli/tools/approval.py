@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Literal, Protocol, runtime_checkable
 
 from forge_cli.errors import UsageError
-from forge_cli.prompting import prompting
 from forge_cli.sanitize import sanitize
 from forge_cli.tools.hooks import Block, ToolCall
 from forge_cli.tools.toolset import ToolSet
@@ -104,8 +103,7 @@ class TerminalApprover:
         async with self._lock:
             if request.tool_name in self._always:
                 return True
-            with prompting():  # live displays stop drawing until the answer is in
-                answer = await asyncio.to_thread(self._ask, request)
+            answer = await asyncio.to_thread(self._ask, request)
             if answer == "always":
                 self._always.add(request.tool_name)
             return answer != "no"
