@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from forge_cli.agent.turn import TurnOutcome, backend_responder, run_turn
+from forge_cli.agent.turn import Responder, TurnOutcome, backend_responder, run_turn
 from forge_cli.errors import BackendConnectionError, StreamError, ToolIterationLimitError
 from forge_cli.protocol import Request, Response
 from forge_cli.protocol.loop_events import AnswerUpdate, Notice
@@ -20,7 +20,9 @@ pytestmark = pytest.mark.anyio
 REQUEST = Request(model="m", input="q")
 
 
-def _responder(*updates: AnswerUpdate, error: Exception | None = None, hang: bool = False):  # type: ignore[no-untyped-def]
+def _responder(
+    *updates: AnswerUpdate, error: Exception | None = None, hang: bool = False
+) -> Responder:
     async def respond(request: Request) -> AsyncIterator[AnswerUpdate]:
         for update in updates:
             yield update
@@ -32,7 +34,7 @@ def _responder(*updates: AnswerUpdate, error: Exception | None = None, hang: boo
     return respond
 
 
-async def _run(responder) -> tuple[TurnOutcome, list[AnswerUpdate], list[TurnOutcome]]:  # type: ignore[no-untyped-def]
+async def _run(responder: Responder) -> tuple[TurnOutcome, list[AnswerUpdate], list[TurnOutcome]]:
     seen: list[AnswerUpdate] = []
     ends: list[TurnOutcome] = []
     outcome = await run_turn(responder, REQUEST, on_update=seen.append, on_end=ends.append)
