@@ -19,13 +19,13 @@ from forge_cli.tools import tool
 
 
 @tool
-def lookup_order(order_id: int) -> str:
-    """Look up an order.
+def cancel_order(order_id: int) -> str:
+    """Cancel an order (approval needed: it changes things).
 
     Args:
-        order_id: The order number.
+        order_id: The order to cancel.
     """
-    return f"order {order_id}: shipped"
+    return f"order {order_id} cancelled"
 
 
 @tool
@@ -59,7 +59,7 @@ def _lines(stdout: str) -> list[dict[str, Any]]:
 
 def _denied_then_limit(server: FakeChatServer) -> None:
     for n in range(2):
-        server.add(tool_call_chunks([("lookup_order", {"order_id": n})], ids=[f"call_{n}"]))
+        server.add(tool_call_chunks([("cancel_order", {"order_id": n})], ids=[f"call_{n}"]))
 
 
 def test_jsonl_writes_each_loop_event_with_its_fields(forge: Forge, tools_file: Path) -> None:
@@ -74,11 +74,11 @@ def test_jsonl_writes_each_loop_event_with_its_fields(forge: Forge, tools_file: 
     assert kinds.count("agent.iteration.started") == 2
     blocked = next(line["payload"] for line in lines if line["type"] == "agent.tool_call.blocked")
     assert blocked["call_id"] == "call_0"
-    assert blocked["name"] == "lookup_order"
+    assert blocked["name"] == "cancel_order"
     assert blocked["by"] == "approval"
     assert "denied" in blocked["reason"].lower()
     limit = next(line for line in lines if line["type"] == "agent.iteration.limit_reached")
-    assert limit["payload"] == {"limit": 2, "pending_calls": ["lookup_order"]}
+    assert limit["payload"] == {"limit": 2, "pending_calls": ["cancel_order"]}
     answer = lines[-1]
     assert answer["type"] == "answer"
     assert answer["payload"]["status"] == "incomplete"
@@ -115,7 +115,7 @@ def test_plain_shows_a_notice_for_blocked_calls_and_the_limit(
         proc = forge(*_ask(server, tools_file, mode, "--max-iterations", "2"))
     assert proc.returncode == 3
     err = proc.stderr
-    assert "tool call blocked by approval: lookup_order" in err
+    assert "tool call blocked by approval: cancel_order" in err
     assert "stopped after 2 model requests (the tool iteration limit)" in err
     assert err.strip().splitlines()[-1].startswith("forge: error: ")
 
