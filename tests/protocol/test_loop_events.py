@@ -59,3 +59,38 @@ def test_docs_list_exactly_the_events_and_their_fields() -> None:
     assert set(documented) == set(actual)
     for kind, fields in actual.items():
         assert fields <= documented[kind], kind
+
+
+BAD_DISPATCH = """
+from typing import assert_never
+
+from forge_cli.protocol.loop_events import LoopEvent, Notice, ToolCallBlocked
+
+
+def describe(event: LoopEvent) -> str:
+    match event:
+        case Notice():
+            return "notice"
+        case ToolCallBlocked():
+            return "blocked"
+        case _:
+            assert_never(event)
+"""
+
+
+def test_a_dispatch_that_misses_an_event_fails_mypy(tmp_path: Path) -> None:
+    """Why renderers match with assert_never: an unhandled event type is a type error."""
+    import subprocess
+    import sys
+
+    snippet = tmp_path / "dispatch.py"
+    snippet.write_text(BAD_DISPATCH)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", "/dev/null",
+         "--config-file", "", str(snippet)],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert 'Argument 1 to "assert_never" has incompatible type' in proc.stdout
+    assert "DriverRetry" in proc.stdout
+    assert "IterationLimitReached" in proc.stdout
