@@ -23,10 +23,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from forge_cli.errors import ForgeError, ToolIterationLimitError
-from forge_cli.protocol.loop_events import AnswerUpdate
+from forge_cli.protocol.loop_events import AnswerUpdate, TurnStatus
 from forge_cli.protocol.request import Request
 
 if TYPE_CHECKING:
@@ -44,8 +44,6 @@ __all__ = [
     "response_type",
     "run_turn",
 ]
-
-TurnStatus = Literal["completed", "incomplete", "failed", "interrupted"]
 
 Responder: TypeAlias = Callable[[Request], AsyncIterator[AnswerUpdate]]
 """Something that answers a request: snapshots (the last one is final) and loop events;

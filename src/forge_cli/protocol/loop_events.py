@@ -37,6 +37,7 @@ __all__ = [
     "ToolCallStarted",
     "ToolEvent",
     "ToolsDropped",
+    "TurnStatus",
     "event_payload",
 ]
 
@@ -160,6 +161,9 @@ LoopEvent: TypeAlias = (
 
 AnswerUpdate: TypeAlias = "Response | LoopEvent"
 """One thing a turn yields: a snapshot to render, or a loop event. Defined here, once."""
+
+TurnStatus = Literal["completed", "incomplete", "failed", "interrupted"]
+"""How a turn ended (the turn runner's outcome, a saved turn's status, the JSON ``status``)."""
 
 
 def event_payload(event: LoopEvent) -> dict[str, Any]:
