@@ -162,3 +162,30 @@ def test_a_failed_answer_says_failed_with_a_documented_code(
     assert document["status"] == "failed"
     assert document["error"]["code"] == code
     assert document["error"]["server_code"] == server_code
+
+
+@pytest.mark.pty
+def test_rich_mode_at_a_terminal_shows_the_failed_call_and_the_limit(
+    tmp_path: Path, tools_file: Path
+) -> None:
+    """In a real pseudo-terminal (rich mode) the notices show on screen as they happen."""
+    import os
+    import sys
+
+    import pexpect
+
+    env = {**os.environ, "FORGE_DATA_DIR": str(tmp_path / "data"),
+           "FORGE_CONFIG": str(tmp_path / "config.toml"), "NO_COLOR": "1"}  # fmt: skip
+    with FakeChatServer() as server:
+        for n in range(2):
+            server.add(tool_call_chunks([("explode", {"reason": f"r{n}"})], ids=[f"call_{n}"]))
+        args = _ask(server, tools_file, "--yes", "--max-iterations", "2")
+        child = pexpect.spawn(sys.executable, ["-m", "forge_cli.cli", *args], env=env,
+                              encoding="utf-8", timeout=30, dimensions=(40, 120))  # fmt: skip
+        try:
+            child.expect_exact("tool call failed: explode")
+            child.expect_exact("stopped after 2 model requests (the tool iteration limit)")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+    assert child.exitstatus == 3
