@@ -151,6 +151,23 @@ def test_json_round_trips_the_original(payload: str, mode: str) -> None:
     assert payload in names
 
 
+@pytest.mark.parametrize("payload", HOSTILE, ids=range(len(HOSTILE)))
+def test_jsonl_loop_events_are_escaped_and_keep_the_original(payload: str) -> None:
+    """The real loop's events carry model and tool text (a block reason, a tool error, the
+    arguments): `agent.<type>` lines escape it and decode back to the original."""
+    out = io.StringIO()
+    renderer = make_renderer("jsonl", stdout=out, stderr=io.StringIO(), clock=FakeClock())
+    for event in real_loop_events(payload):
+        renderer.on_event(event)
+    raw = out.getvalue()
+    _assert_clean(raw.replace("\n", ""))
+    lines = [json.loads(line) for line in raw.splitlines()]
+    blocked = next(line["payload"] for line in lines if line["type"] == "agent.tool_call.blocked")
+    assert blocked["reason"] == f"deleting files is not allowed{payload}"
+    failed = next(line["payload"] for line in lines if line["type"] == "agent.tool_call.failed")
+    assert payload in failed["error"]
+
+
 def test_sanitize_shows_escapes_visibly() -> None:
     assert sanitize("\x1b[2J") == "\\x1b[2J"
     assert sanitize("a\r\nb\tc") == "a\nb\tc"
