@@ -128,7 +128,7 @@ def backend_responder(backend: Backend) -> Responder:
             # Send the request first; the builder (and the item models it loads) is imported once
             # the first event is here, so the server starts working as early as possible.
             first = await anext(events, None)
-            from forge_cli.stream.fold import SnapshotBuilder, fold, raise_for_failure
+            from forge_cli.stream import SnapshotBuilder, fold, raise_for_failure
 
             builder = SnapshotBuilder()
             async for snapshot in fold(_prepend(first, events), builder):

@@ -18,7 +18,7 @@ from forge_cli.backends.base import Backend
 from forge_cli.protocol.items import FunctionCall, OutputItem
 from forge_cli.protocol.request import Request
 from forge_cli.protocol.response import Response, Usage
-from forge_cli.stream.fold import SnapshotBuilder, fold, raise_for_failure
+from forge_cli.stream import SnapshotBuilder, fold, raise_for_failure
 
 __all__ = ["Driver", "TurnResult", "TurnUpdate", "stream_turn"]
 

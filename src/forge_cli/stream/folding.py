@@ -3,6 +3,8 @@
 :func:`fold` is the async convenience over :class:`SnapshotBuilder`; :func:`raise_for_failure`
 turns a stream that reported a failure into :class:`StreamError`. The plain backend responder
 (``agent/turn.py``) and the agent drivers (``agent/drivers/base.py``) both use these two.
+(The module is not called ``fold``: a submodule named like the function it exports would
+replace the package attribute ``forge_cli.stream.fold`` with itself when imported directly.)
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.response import Response
 from forge_cli.stream.builder import SnapshotBuilder
 
-__all__ = ["SnapshotBuilder", "fold", "raise_for_failure"]
+__all__ = ["fold", "raise_for_failure"]
 
 
 async def fold(
