@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from typing import assert_never
 
 from forge_cli.agent.citations import annotate_citations
 from forge_cli.agent.drivers.base import Driver, TurnResult
@@ -41,6 +42,7 @@ from forge_cli.tools.events import (
     ToolCallBlocked,
     ToolCallCompleted,
     ToolCallFailed,
+    ToolCallStarted,
     ToolEvent,
     ToolsDropped,
 )
@@ -231,13 +233,17 @@ async def _next_event(
 
 
 def _finished_call(event: ToolEvent) -> tuple[str, str] | None:
-    if isinstance(event, ToolCallCompleted):
-        return event.call_id, "completed"
-    if isinstance(event, ToolCallFailed):
-        return event.call_id, "failed"
-    if isinstance(event, ToolCallBlocked):
-        return event.call_id, "incomplete"
-    return None
+    match event:
+        case ToolCallCompleted(call_id=call_id):
+            return call_id, "completed"
+        case ToolCallFailed(call_id=call_id):
+            return call_id, "failed"
+        case ToolCallBlocked(call_id=call_id):
+            return call_id, "incomplete"
+        case ToolCallStarted() | ToolsDropped():
+            return None
+        case _:
+            assert_never(event)
 
 
 def _set_status(state: AgentState, call_ids: set[str], status: str) -> None:
