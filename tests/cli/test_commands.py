@@ -15,6 +15,7 @@ import pytest
 
 from cli.conftest import ANSWER_SCRIPT, partial_then_hang  # type: ignore[import-not-found]
 from helpers.loopback import LoopbackServer, Reply  # type: ignore[import-not-found]
+from helpers.testhook import FORGE_COMMAND  # type: ignore[import-not-found]
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -42,7 +43,7 @@ def test_help_imports_nothing_heavy() -> None:
     code = (
         "import sys\nfrom forge_cli.cli.main import run\nrun(['--help'])\n"
         "heavy = ['rich', 'openai', 'httpx2', 'prompt_toolkit', 'pydantic',\n"
-        "         'forge_cli.backends.local']\n"
+        "         'forge_cli.engine.local']\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -249,7 +250,7 @@ def test_ctrl_c_during_ask_keeps_the_partial_answer_and_exits_130(
         "NO_COLOR": "1",
     }
     child = pexpect.spawn(
-        sys.executable, ["-m", "forge_cli.cli", "ask", "question"], env=env, encoding="utf-8",
+        FORGE_COMMAND[0], [*FORGE_COMMAND[1:], "ask", "question"], env=env, encoding="utf-8",
         timeout=30, dimensions=(30, 100),
     )  # fmt: skip
     try:
