@@ -125,16 +125,6 @@ class AgentLoop:
         new_items = tuple(state.items)
         yield LoopFinished(RunResult(status, final, state.iteration, new_items))
 
-    async def run_to_end(self, request: Request) -> RunResult:
-        """Run without watching; return the :class:`RunResult`."""
-        result: RunResult | None = None
-        async for update in self.run(request):
-            if isinstance(update, LoopFinished):
-                result = update.result
-        if result is None:  # pragma: no cover - run() always ends with LoopFinished
-            raise RuntimeError("the agent loop ended without a result")
-        return result
-
     # -- tools ------------------------------------------------------------------------------
 
     async def _execute(

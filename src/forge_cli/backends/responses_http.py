@@ -87,11 +87,6 @@ class ResponsesBackend:
         return f"ResponsesBackend(base_url={self.base_url!r}, api_key={key}, store={self.store!r})"
 
     @property
-    def has_api_key(self) -> bool:
-        """Whether a key will be sent (for ``forge doctor``; never the key itself)."""
-        return self._api_key is not None
-
-    @property
     def stores_responses(self) -> bool:
         """Whether a follow-up may send only ``previous_response_id`` and the new input.
 

@@ -8,7 +8,7 @@ kept out of ``repr`` and out of :meth:`Settings.public_dict`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from forge_cli.errors import ConfigError
@@ -72,10 +72,6 @@ class Settings:
     engine_embeddings_base_url: str | None = None
     engine_embeddings_model: str | None = None
     engine_embeddings_api_key_env: str | None = None
-
-    def with_(self, **changes: Any) -> Settings:
-        """A copy with ``changes`` applied."""
-        return replace(self, **changes)
 
     def public_dict(self) -> dict[str, Any]:
         """Every setting by its key name (``engine.searxng_url``) as plain data, with secrets

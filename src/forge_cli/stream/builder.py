@@ -35,7 +35,7 @@ from forge_cli.protocol.items import (
 from forge_cli.protocol.parse import parse_annotation, parse_item, parse_response
 from forge_cli.protocol.response import Response, ResponseError
 from forge_cli.protocol.text import TextBuffer
-from forge_cli.protocol.traceable import TraceableToolCall
+from forge_cli.protocol.traceable import TraceableToolCall, append_trace, unit_progress
 from forge_cli.stream._merge import merge_item, set_part
 from forge_cli.stream.diagnostics import StreamDiagnostics
 from forge_cli.stream.sse import INVALID_EVENT
@@ -465,14 +465,13 @@ class SnapshotBuilder:
         if isinstance(item, TraceableToolCall):
             progress = data.get("progress")
             if isinstance(progress, int | float) and not isinstance(progress, bool):
-                update["progress"] = _unit(float(progress))
+                update["progress"] = unit_progress(progress)
             trace = data.get("execution_trace")
             if isinstance(trace, str):
                 update["execution_trace"] = trace
             line = data.get("trace")
             if isinstance(line, str) and line:
-                previous = item.execution_trace
-                update["execution_trace"] = f"{previous}\n{line}" if previous else line
+                update["execution_trace"] = append_trace(item.execution_trace, line)
         if status == "completed" and isinstance(item, TraceableToolCall):
             update.setdefault("progress", 1.0)
         if not update:
@@ -529,12 +528,6 @@ def _int(value: Any, default: int) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10_000:
         return value
     return default
-
-
-def _unit(value: float) -> float:
-    if 1.0 < value <= 100.0:
-        value /= 100.0
-    return min(1.0, max(0.0, value))
 
 
 _HANDLERS: dict[str, Handler] = {
