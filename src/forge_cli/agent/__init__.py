@@ -28,13 +28,14 @@ from forge_cli.agent.events import (
     RunResult,
     RunStatus,
 )
-from forge_cli.agent.factory import Agent, DriverKind, build_agent
+from forge_cli.agent.factory import Agent, AgentConfig, DriverKind, build_agent
 from forge_cli.agent.loop import DEFAULT_MAX_ITERATIONS, AgentLoop
 from forge_cli.agent.state import AgentState, replayable
 
 __all__ = [
     "DEFAULT_MAX_ITERATIONS",
     "Agent",
+    "AgentConfig",
     "AgentLoop",
     "AgentState",
     "Driver",

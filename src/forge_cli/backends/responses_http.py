@@ -52,6 +52,7 @@ class ResponsesBackend:
     """
 
     name = "responses"
+    runs_hosted_tools = True
 
     def __init__(
         self,

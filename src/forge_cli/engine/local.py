@@ -30,6 +30,7 @@ class LocalBackend:
     """
 
     name = "local"
+    runs_hosted_tools = True
 
     def __init__(
         self,
