@@ -297,3 +297,34 @@ def test_a_failure_the_server_reports_is_one_error_line(
     assert _one_error_line(proc) == "forge: error: the vector store is unavailable"
     if mode == "--json":
         assert json.loads(proc.stdout)["error"]["message"] == "the vector store is unavailable"
+
+
+def test_the_installed_forge_ignores_the_test_backend_variable(
+    tmp_path: Path, script_file: Callable[..., Path]
+) -> None:
+    """Only the test launcher installs the scripted backend; `forge` itself asks the server."""
+    env = {
+        **os.environ,
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+        "FORGE_API": "responses",
+        "FORGE_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1",
+        "FORGE_TEST_BACKEND": str(script_file(ANSWER_SCRIPT)),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "forge_cli.cli", "ask", "how?"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "pip install forge" not in proc.stdout
+    assert "127.0.0.1" in proc.stderr
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
