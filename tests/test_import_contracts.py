@@ -16,6 +16,7 @@ LEAVES = {
     "forge_cli._lazy",
     "forge_cli.logs",
     "forge_cli.prompting",
+    "forge_cli.wording",
 }
 """Modules that import nothing of ours (their own forbidden contract)."""
 
