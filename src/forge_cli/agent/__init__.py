@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     )
     from forge_cli.agent.factory import (
         Agent,
+        AgentConfig,
         DriverKind,
         build_agent,
     )
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "Agent": "factory",
+    "AgentConfig": "factory",
     "AgentLoop": "loop",
     "AgentState": "state",
     "AnswerUpdate": "events",
@@ -104,6 +106,7 @@ _WHERE = {
 __all__ = [
     "DEFAULT_MAX_ITERATIONS",
     "Agent",
+    "AgentConfig",
     "AgentLoop",
     "AgentState",
     "AnswerUpdate",

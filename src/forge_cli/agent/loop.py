@@ -35,6 +35,7 @@ from forge_cli.agent.events import (
 from forge_cli.agent.state import AgentState
 from forge_cli.backends.base import Backend
 from forge_cli.errors import UsageError
+from forge_cli.protocol.guards import is_function_call
 from forge_cli.protocol.items import FunctionCall, FunctionCallOutput, OutputItem
 from forge_cli.protocol.request import Request
 from forge_cli.protocol.response import Response
@@ -126,16 +127,6 @@ class AgentLoop:
         yield final
         new_items = tuple(state.items)
         yield LoopFinished(RunResult(status, final, state.iteration, new_items))
-
-    async def run_to_end(self, request: Request) -> RunResult:
-        """Run without watching; return the :class:`RunResult`."""
-        result: RunResult | None = None
-        async for update in self.run(request):
-            if isinstance(update, LoopFinished):
-                result = update.result
-        if result is None:  # pragma: no cover - run() always ends with LoopFinished
-            raise RuntimeError("the agent loop ended without a result")
-        return result
 
     # -- tools ------------------------------------------------------------------------------
 
@@ -248,7 +239,7 @@ def _finished_call(event: ToolEvent) -> tuple[str, str] | None:
 
 def _set_status(state: AgentState, call_ids: set[str], status: str) -> None:
     for index, item in enumerate(state.items):
-        if isinstance(item, FunctionCall) and item.call_id in call_ids:
+        if is_function_call(item) and item.call_id in call_ids:
             state.items[index] = item.model_copy(update={"status": status})
 
 

@@ -33,18 +33,17 @@ def agent_responder(
     Reaching the iteration limit raises :class:`~forge_cli.errors.ToolIterationLimitError`
     after the final snapshot was yielded, so the partial answer is shown and kept.
     """
-    from forge_cli.agent import LoopFinished, build_agent
+    from forge_cli.agent import AgentConfig, LoopFinished, build_agent
 
     async def respond(request: Request) -> AsyncIterator[AnswerUpdate]:
-        agent = build_agent(
-            backend,
-            request,
+        config = AgentConfig(
             functions=functions,
             max_iterations=max_iterations,
             assume_yes=assume_yes,
             approver=approver,
             knowledge_store=knowledge_store() if knowledge_store is not None else None,
         )
+        agent = build_agent(backend, request, config)
         async for update in agent.run():
             if isinstance(update, LoopFinished):
                 yield update.result.response
