@@ -77,6 +77,10 @@ class AgentConfig:
     """The store the client-side knowledge tools read when hosted tools are localised."""
     driver: DriverKind | Driver = "tools"
     max_iterations: int = DEFAULT_MAX_ITERATIONS
+    max_time: float | None = None
+    """Seconds the run may take (``--max-time``); ``None``: no limit."""
+    token_budget: int | None = None
+    """Tokens the run may use (``--token-budget``); ``None``: no limit."""
     approval: ApprovalPolicy | None = None
     approver: Approver | None = None
     """Asks the user about a call; ``None`` means a non-interactive run."""
@@ -115,7 +119,14 @@ def build_agent(backend: Backend, request: Request, config: AgentConfig | None =
     executor = ToolExecutor(
         toolset, before_hooks=hooks, after_hooks=config.after_hooks, timeout=config.tool_timeout
     )
-    loop = AgentLoop(backend, _driver(config), executor, max_iterations=config.max_iterations)
+    loop = AgentLoop(
+        backend,
+        _driver(config),
+        executor,
+        max_iterations=config.max_iterations,
+        max_time=config.max_time,
+        token_budget=config.token_budget,
+    )
     return Agent(loop, request, notices)
 
 

@@ -192,6 +192,8 @@ def _needs_agent(settings: Settings) -> bool:
         or settings.tool_choice is not None
         or settings.parallel_tools is not None
         or settings.output_model is not None
+        or settings.max_time is not None
+        or settings.token_budget is not None
     )
 
 
@@ -217,6 +219,8 @@ def agent_config(settings: Settings) -> AgentConfig:
         parallel_tool_calls=settings.parallel_tools,
         evaluator_model=settings.evaluator_model,
         output_model=settings.output_model,
+        max_time=settings.max_time,
+        token_budget=settings.token_budget,
     )
 
 
