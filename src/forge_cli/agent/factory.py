@@ -90,6 +90,9 @@ class AgentConfig:
     tool_choice: ToolChoice | None = None
     parallel_tool_calls: bool | None = None
     parse_tool_call_tags: bool = True
+    tools_in_prompt: bool | None = None
+    """Describe function tools in the prompt (``True``), never (``False``), or only after the
+    server refused the ``tools`` field (``None``)."""
     evaluator_model: str | None = None
     output_model: str | None = None
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
@@ -146,6 +149,7 @@ def _driver(config: AgentConfig) -> Driver:
         tool_choice=config.tool_choice,
         parallel_tool_calls=config.parallel_tool_calls,
         parse_tool_call_tags=config.parse_tool_call_tags,
+        tools_in_prompt=config.tools_in_prompt,
     )
     if kind == "evaluator":
         return EvaluatorDriver(

@@ -41,6 +41,7 @@ SETTING_OPTIONS = (
     "output_model",
     "tool_choice",
     "parallel_tools",
+    "tools_in_prompt",
     "max_time",
     "token_budget",
     "functions",
@@ -95,6 +96,13 @@ def shared_options(func: F) -> F:
             "parallel_tools",
             default=None,
             help="Allow several tool calls in one model turn (default: the server's).",
+        ),
+        click.option(
+            "--tools-in-prompt/--no-tools-in-prompt",
+            "tools_in_prompt",
+            default=None,
+            help="Describe tools in the prompt and read <tool_call> tags (for servers that "
+            "refuse the tools field; by default Forge switches after such a refusal).",
         ),
         click.option(
             "--max-time",
