@@ -164,6 +164,9 @@ def new_conversation(settings: Settings) -> Conversation:
             instructions=settings.instructions,
             reasoning=settings.reasoning,
             max_iterations=settings.max_iterations,
+            temperature=settings.temperature,
+            top_p=settings.top_p,
+            max_output_tokens=settings.max_output_tokens,
         ),
     )
 

@@ -134,7 +134,16 @@ def ask(
     asyncio.run(_answer(settings, text, view, conversation, store))
 
 
-_CARRIED = ("model", "effort", "instructions", "tools", "vector_stores")
+_CARRIED = (
+    "model",
+    "effort",
+    "instructions",
+    "tools",
+    "vector_stores",
+    "temperature",
+    "top_p",
+    "max_output_tokens",
+)
 """Settings a continued conversation keeps unless the command line sets them again."""
 
 
