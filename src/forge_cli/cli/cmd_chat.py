@@ -82,6 +82,10 @@ async def _run(
             reader = StreamReader(sys.stdin)
         resumed = f", {plural(len(conversation.turns), 'turn')}" if conversation.turns else ""
         session.say(f"forge chat · {conversation.id}{resumed} · /help for commands, Ctrl+D quits")
+        if conversation.turns:  # where the conversation stood, before the next question
+            shown = min(3, len(conversation.turns))
+            session.say(f"The last {plural(shown, 'exchange')} (/history for more):")
+            await session.handle_line(f"/history {shown}")
         await session.run(reader)
         if session.conversation.turns and store is not None:
             session.say(f"Saved. Resume with: forge chat --resume {session.conversation.id}")
@@ -105,4 +109,8 @@ def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
     settings = settings_from_options(options)
     store = build_store()
     conversation = _pick(store, resume, cont, settings)
+    if conversation.settings.model and not settings.model:  # a resumed chat keeps its model
+        from dataclasses import replace
+
+        settings = replace(settings, model=conversation.settings.model)
     asyncio.run(_run(settings, conversation, None if no_save else store))
