@@ -71,6 +71,10 @@ async def _run(
             editor=_edit,
             knowledge=knowledge,
         )
+        session.list_models = getattr(backend, "list_models", None)
+        session.models_are_fixed = settings.api == "local" and not backend_overridden(backend)
+        if session.models_are_fixed and not settings.model and session.list_models is not None:
+            session.default_model = (await session.list_models())[0]  # shown, not "default"
         if interactive:
             from forge_cli.repl.prompt import PromptReader
 
