@@ -16,6 +16,7 @@ from forge_cli.cli.build import (
     build_view_factory,
     default_model,
     new_conversation,
+    runnable_settings,
     stores_responses,
 )
 from forge_cli.cli.knowledge import KnowledgeAdapter, build_knowledge_client
@@ -110,7 +111,7 @@ def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
     """Chat in the terminal. Conversations are saved after every turn (not with --no-save)."""
     if no_save and (resume or cont):
         raise UsageError("--no-save cannot resume a saved conversation")
-    settings = settings_from_options(options)
+    settings = runnable_settings(settings_from_options(options), _warn)
     store = build_store()
     conversation = _pick(store, resume, cont, settings)
     if conversation.settings.model and not settings.model:  # a resumed chat keeps its model
@@ -118,3 +119,9 @@ def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
 
         settings = replace(settings, model=conversation.settings.model)
     asyncio.run(_run(settings, conversation, None if no_save else store))
+
+
+def _warn(message: str) -> None:
+    from forge_cli.sanitize import sanitize_inline
+
+    click.echo(f"forge: warning: {sanitize_inline(message)}", err=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from forge_cli.config.settings import EFFORTS, TOOL_NAMES
+from forge_cli.config.tools import LOCAL_UNAVAILABLE_TOOLS
 from forge_cli.errors import ForgeError, UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
 from forge_cli.repl.commands.session_cmds import ON_OFF, on_off
@@ -32,6 +33,8 @@ async def tool_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     name = args[1].lower().replace("_", "-")
     if name not in TOOL_NAMES:
         raise UsageError(f"unknown tool {name!r}", hint=f"tools: {', '.join(TOOL_NAMES)}")
+    if enable and session.conversation.api == "local" and name in LOCAL_UNAVAILABLE_TOOLS:
+        raise UsageError(f"{name} is not available here ({LOCAL_UNAVAILABLE_TOOLS[name]})")
     tools = [t for t in session.settings.tools if t != name]
     if enable:
         tools.append(name)
