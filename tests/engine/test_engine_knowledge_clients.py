@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from forge_cli.backends.knowledge_client import (
-    KnowledgeClient,
-    LocalKnowledgeClient,
-    resolve_vector_store,
-)
 from forge_cli.backends.knowledge_http import HttpKnowledgeClient
 from forge_cli.engine import Engine, EngineConfig
 from forge_cli.engine.server import BackgroundServer
 from forge_cli.errors import NotFoundError
 from forge_cli.knowledge import KnowledgeStore
+from forge_cli.knowledge.client import (
+    KnowledgeClient,
+    LocalKnowledgeClient,
+    resolve_vector_store,
+)
 
 pytestmark = pytest.mark.anyio
 

@@ -19,16 +19,7 @@ if TYPE_CHECKING:
         CommandResult,
         command,
     )
-    from forge_cli.repl.knowledge import (
-        DocumentInfo,
-        KnowledgePort,
-        ProgressFn,
-        ProgressLine,
-        SearchHit,
-        UploadResult,
-        VectorStoreInfo,
-        result_line,
-    )
+    from forge_cli.repl.knowledge import ProgressLine, result_line
     from forge_cli.repl.session import IDLE_INTERRUPT_HINT, ChatSession, LineReader
     from forge_cli.repl.turn import Responder, backend_responder
     from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory
@@ -40,17 +31,11 @@ _WHERE = {
     "Command": "commands",
     "CommandRegistry": "commands",
     "CommandResult": "commands",
-    "DocumentInfo": "knowledge",
-    "KnowledgePort": "knowledge",
     "LineReader": "session",
     "PlainTurnView": "view",
-    "ProgressFn": "knowledge",
     "ProgressLine": "knowledge",
     "Responder": "turn",
-    "SearchHit": "knowledge",
     "TurnView": "view",
-    "UploadResult": "knowledge",
-    "VectorStoreInfo": "knowledge",
     "ViewFactory": "view",
     "backend_responder": "turn",
     "command": "commands",
@@ -64,17 +49,11 @@ __all__ = [
     "Command",
     "CommandRegistry",
     "CommandResult",
-    "DocumentInfo",
-    "KnowledgePort",
     "LineReader",
     "PlainTurnView",
-    "ProgressFn",
     "ProgressLine",
     "Responder",
-    "SearchHit",
     "TurnView",
-    "UploadResult",
-    "VectorStoreInfo",
     "ViewFactory",
     "backend_responder",
     "command",

@@ -12,7 +12,7 @@ import contextlib
 import signal
 import sys
 from collections.abc import Callable, Iterator
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from forge_cli.conversations.model import Conversation, SessionSettings, Turn, TurnStatus
 from forge_cli.conversations.requests import build_request
@@ -20,10 +20,12 @@ from forge_cli.conversations.store import ConversationStore
 from forge_cli.errors import ForgeError, ToolIterationLimitError
 from forge_cli.protocol.response import Response
 from forge_cli.repl.commands import REGISTRY, CommandResult
-from forge_cli.repl.knowledge import KnowledgePort
 from forge_cli.repl.turn import Responder
 from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory
 from forge_cli.sanitize import sanitize
+
+if TYPE_CHECKING:
+    from forge_cli.knowledge.client import KnowledgeClient
 
 __all__ = ["IDLE_INTERRUPT_HINT", "ChatSession", "LineReader"]
 
@@ -50,7 +52,7 @@ class ChatSession:
         err: TextIO | None = None,
         store: ConversationStore | None = None,
         view_factory: ViewFactory | None = None,
-        knowledge: KnowledgePort | None = None,
+        knowledge: KnowledgeClient | None = None,
         stores_responses: bool = False,
         default_model: str = "",
         debug: bool = False,

@@ -46,8 +46,7 @@ async def _vs_list(session: ChatSession) -> str:
         session.vector_store_cache = [store.id for store in stores]
         for store in stores:
             mark = "*" if store.id in active else " "
-            count = f" ({store.file_count} files)" if store.file_count is not None else ""
-            lines.append(f" {mark} {store.id}  {store.name}{count}")
+            lines.append(f" {mark} {store.id}  {store.name} ({store.file_counts.total} files)")
     return "\n".join(lines)
 
 
