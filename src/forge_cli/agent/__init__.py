@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from forge_cli.agent.citations import annotate_citations, find_markers
+from forge_cli.agent.citations import annotate_citations
 from forge_cli.agent.drivers import (
     Driver,
     EvaluatorDriver,
@@ -58,7 +58,6 @@ __all__ = [
     "annotate_citations",
     "build_agent",
     "extract_tool_call_tags",
-    "find_markers",
     "parse_decision",
     "parse_verdict",
     "replayable",

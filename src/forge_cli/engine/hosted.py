@@ -1,7 +1,9 @@
 """Hosted tools the engine runs itself: file_search, list_documents, file_reader, page_reader and
 web_search. Each runner is an async generator of standard stream events for its call item; what
 it found is numbered in the response's :class:`PassageBook` and summarised in an
-:class:`Outcome` (the text an upstream model reads as the tool result).
+:class:`Outcome` (the text an upstream model reads as the tool result). The numbering and that
+text come from the client tools' functions (``tools/builtin/knowledge.py``), so a model reads the
+same thing whether the engine or the agent loop ran the tool (ADR-0001, ADR-0004 §2).
 
 Store calls are synchronous SQLite work, so they run in a worker thread and never block the
 event loop that serves other requests.
@@ -16,12 +18,20 @@ from typing import Any, TypeVar
 from anyio import to_thread
 
 from forge_cli.engine.emitter import ResponseEmitter, ToolCallRun
-from forge_cli.engine.passages import Passage, PassageBook
 from forge_cli.engine.toolset import Toolset
 from forge_cli.engine.websearch import NOT_CONFIGURED, SearxngClient
 from forge_cli.errors import ForgeError
 from forge_cli.knowledge import KnowledgeStore
+from forge_cli.protocol.citing import Passage, PassageBook, numbered
 from forge_cli.protocol.events import StreamEvent
+from forge_cli.tools.builtin.knowledge import (
+    document_passages,
+    documents_text,
+    page_passages,
+    reader_text,
+    search_passages,
+    search_text,
+)
 
 __all__ = [
     "MAX_READ_CHARS",
@@ -64,10 +74,6 @@ async def _in_thread(func: Callable[[], T]) -> T:
     return await to_thread.run_sync(func)
 
 
-def _numbered(passages: list[Passage]) -> str:
-    return "\n\n".join(f"[{p.number}] {p.label}\n{p.text.strip()}" for p in passages)
-
-
 async def run_file_search(
     ctx: ToolContext, query: str, outcome: Outcome
 ) -> AsyncIterator[StreamEvent]:
@@ -102,18 +108,9 @@ async def run_file_search(
         for event in run.fail(outcome.error):
             yield event
         return
+    outcome.passages.extend(search_passages(ctx.book, hits))
     results: list[dict[str, Any]] = []
     for hit in hits:
-        outcome.passages.append(
-            ctx.book.add(
-                text=hit.text,
-                filename=hit.filename,
-                file_id=hit.file_id,
-                page=hit.page,
-                score=hit.score,
-                vector_store_id=hit.vector_store_id,
-            )
-        )
         result: dict[str, Any] = {
             "file_id": hit.file_id,
             "filename": hit.filename,
@@ -124,7 +121,7 @@ async def run_file_search(
         if hit.page is not None:
             result["page"] = hit.page
         results.append(result)
-    outcome.text = _numbered(outcome.passages) if hits else f"No passages match {query!r}."
+    outcome.text = search_text(query, outcome.passages)
     for event in run.finish(results=results):
         yield event
 
@@ -175,11 +172,7 @@ async def run_list_documents(
         }
         for d in docs
     ]
-    lines = [
-        f"- {d.filename} (file_id {d.file_id}, pages: {d.page_count or 1}): {d.summary}"
-        for d in docs
-    ]
-    outcome.text = "\n".join(lines) if lines else "No documents found."
+    outcome.text = documents_text(docs)
     for event in run.finish(count=len(documents), documents=documents):
         yield event
 
@@ -208,23 +201,14 @@ async def run_file_reader(
     run.item["file_name"] = doc.filename
     yield run.status("reading")
     total = max(1, len(doc.pages))
+    outcome.passages.extend(document_passages(ctx.book, doc))
     for number, page in enumerate(doc.pages, start=1):
-        passage = ctx.book.add(
-            text=page.text,
-            filename=doc.filename,
-            file_id=doc.file_id,
-            page=page.number if doc.paged else None,
-        )
-        outcome.passages.append(passage)
         what = f"page {page.number}/{total}" if doc.paged else "text"
         yield run.progress(
             0.1 + 0.85 * number / total, f"read {what} ({len(page.text)} chars)", "read"
         )
     content = doc.text[:MAX_READ_CHARS]
-    truncated = len(doc.text) > MAX_READ_CHARS
-    outcome.text = _numbered(outcome.passages)[:MAX_READ_CHARS]
-    if truncated:
-        outcome.text += f"\n[... truncated at {MAX_READ_CHARS} characters; use page_reader]"
+    outcome.text = reader_text(outcome.passages, MAX_READ_CHARS)
     for event in run.finish(file_name=doc.filename, content=content):
         yield event
 
@@ -254,13 +238,11 @@ async def run_page_reader(
         for event in run.fail(outcome.error):
             yield event
         return
+    outcome.passages.extend(page_passages(ctx.book, file_id, doc.filename, pages))
     for count, page in enumerate(pages, start=1):
-        outcome.passages.append(
-            ctx.book.add(text=page.text, filename=doc.filename, file_id=file_id, page=page.number)
-        )
         yield run.progress(0.1 + 0.85 * count / len(pages), f"read page {page.number}", "read")
     content = "\n\n".join(p.text for p in pages)[:MAX_READ_CHARS]
-    outcome.text = _numbered(outcome.passages)[:MAX_READ_CHARS]
+    outcome.text = reader_text(outcome.passages, MAX_READ_CHARS)
     for event in run.finish(file_name=doc.filename, content=content):
         yield event
 
@@ -297,7 +279,9 @@ async def run_web_search(
             )
         )
     sources = [{"type": "url", "url": r.url, "title": r.title} for r in found]
-    outcome.text = _numbered(outcome.passages) if found else f"No web results for {query!r}."
+    outcome.text = (
+        numbered(outcome.passages, hint=True) if found else f"No web results for {query!r}."
+    )
     action = {"type": "search", "query": query, "sources": sources}
     for event in run.finish(action=action):
         yield event

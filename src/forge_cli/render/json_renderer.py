@@ -12,9 +12,9 @@ import time
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from forge_cli.protocol.citations import Citation, CitationNumbering, collect_citations
 from forge_cli.protocol.guards import is_message, is_reasoning
 from forge_cli.protocol.response import Response
-from forge_cli.render.citations import Citation, CitationNumbering, collect_citations
 from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.document import answer_document, item_document
 from forge_cli.render.events import as_event_dict
