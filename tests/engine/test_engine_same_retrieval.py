@@ -105,3 +105,42 @@ async def test_the_engine_shows_a_model_what_the_client_tool_shows(corpus) -> No
     client_reads = (await FileSearch(kit).run(SearchArgs(query=question, max_results=3))).text
     assert engine_reads == client_reads
     assert engine_reads.startswith("[1] lighthouse.md (file_id ")
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("file_reader", {"file_id": "file_missing"}),
+        ("page_reader", {"file_id": "file_missing", "start_page": 1}),
+    ],
+)
+async def test_a_store_error_fails_the_hosted_call_and_the_model_reads_it(
+    corpus,  # type: ignore[no-untyped-def]
+    name: str,
+    arguments: dict[str, Any],
+) -> None:
+    seen: list[RecordedRequest] = []
+
+    def answer(request: RecordedRequest) -> Reply:
+        seen.append(request)
+        return _reply({"role": "assistant", "content": "No such file."}, "stop")
+
+    call = {"index": 0, "id": "call_1", "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}  # fmt: skip
+    with LoopbackServer() as server:
+        server.add(_reply({"role": "assistant", "tool_calls": [call]}, "tool_calls"), answer)
+        config = EngineConfig(
+            seed=False,
+            upstream=UpstreamConfig(base_url=server.base_url, model="up", api_key_env=None),
+        )
+        request = Request.model_validate(
+            {"model": "m", "input": "read it", "tools": [{"type": name}]}
+        )
+        events = await collect(Engine(corpus.store, config).stream(request))
+        server.assert_consumed()
+    item = events[-1].data["response"]["output"][0]
+    assert (item["type"], item["status"]) == (f"{name}_call", "failed")
+    assert "file_missing" in item["error"]["message"]
+    [reads] = [m["content"] for m in seen[0].json()["messages"] if m["role"] == "tool"]
+    assert reads.startswith("Error: ")
+    assert "file_missing" in reads

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from functools import partial
+from typing import Any, Generic, TypeVar
 
 from anyio import to_thread
 
@@ -21,7 +22,14 @@ from forge_cli.engine.emitter import ResponseEmitter, ToolCallRun
 from forge_cli.engine.toolset import Toolset
 from forge_cli.engine.websearch import NOT_CONFIGURED, SearxngClient
 from forge_cli.errors import ForgeError
-from forge_cli.knowledge import KnowledgeStore
+from forge_cli.knowledge import (
+    DocumentHit,
+    FileRecord,
+    FileText,
+    KnowledgeStore,
+    Page,
+    SearchHit,
+)
 from forge_cli.protocol.citing import Passage, PassageBook, numbered
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.tools.builtin.knowledge import (
@@ -70,8 +78,22 @@ class Outcome:
     error: str | None = None
 
 
-async def _in_thread(func: Callable[[], T]) -> T:
-    return await to_thread.run_sync(func)
+@dataclass
+class _Box(Generic[T]):
+    value: T | None = None
+
+
+async def _fetch(
+    run: ToolCallRun, outcome: Outcome, func: Callable[[], T], box: _Box[T]
+) -> AsyncIterator[StreamEvent]:
+    """Run a store call in a worker thread into ``box``; a ``ForgeError`` fails the call item
+    (its events are yielded) and is kept as ``outcome.error``."""
+    try:
+        box.value = await to_thread.run_sync(func)
+    except ForgeError as exc:
+        outcome.error = exc.one_line()
+        for event in run.fail(outcome.error):
+            yield event
 
 
 async def run_file_search(
@@ -93,21 +115,20 @@ async def run_file_search(
     for event in run.start():
         yield event
     yield run.status("searching")
-    try:
-        hits = await _in_thread(
-            lambda: ctx.store.search(
-                spec.vector_store_ids,
-                query,
-                max_num_results=spec.max_num_results,
-                score_threshold=spec.score_threshold,
-                filters=spec.filters,
-            )
-        )
-    except ForgeError as exc:
-        outcome.error = exc.one_line()
-        for event in run.fail(outcome.error):
-            yield event
+    found: _Box[list[SearchHit]] = _Box()
+    search = partial(
+        ctx.store.search,
+        spec.vector_store_ids,
+        query,
+        max_num_results=spec.max_num_results,
+        score_threshold=spec.score_threshold,
+        filters=spec.filters,
+    )
+    async for event in _fetch(run, outcome, search, found):
+        yield event
+    if found.value is None:
         return
+    hits = found.value
     outcome.passages.extend(search_passages(ctx.book, hits))
     results: list[dict[str, Any]] = []
     for hit in hits:
@@ -143,22 +164,21 @@ async def run_list_documents(
     yield run.progress(
         0.1, f"listing documents in {len(spec.vector_store_ids)} vector store(s)", "list"
     )
-    try:
-        docs = await _in_thread(
-            lambda: ctx.store.list_documents(
-                spec.vector_store_ids,
-                query,
-                max_num_results=spec.max_num_results,
-                score_threshold=spec.score_threshold,
-                deduplicate=spec.deduplicate,
-                filters=spec.filters,
-            )
-        )
-    except ForgeError as exc:
-        outcome.error = exc.one_line()
-        for event in run.fail(outcome.error):
-            yield event
+    listed: _Box[list[DocumentHit]] = _Box()
+    listing = partial(
+        ctx.store.list_documents,
+        spec.vector_store_ids,
+        query,
+        max_num_results=spec.max_num_results,
+        score_threshold=spec.score_threshold,
+        deduplicate=spec.deduplicate,
+        filters=spec.filters,
+    )
+    async for event in _fetch(run, outcome, listing, listed):
+        yield event
+    if listed.value is None:
         return
+    docs = listed.value
     yield run.progress(0.9, f"found {len(docs)} document(s)", "list")
     documents = [
         {
@@ -191,13 +211,12 @@ async def run_file_reader(
     for event in run.start():
         yield event
     yield run.progress(0.05, f"opening {file_id}", "open")
-    try:
-        doc = await _in_thread(lambda: ctx.store.read_file(file_id))
-    except ForgeError as exc:
-        outcome.error = exc.one_line()
-        for event in run.fail(outcome.error):
-            yield event
+    read: _Box[FileText] = _Box()
+    async for event in _fetch(run, outcome, partial(ctx.store.read_file, file_id), read):
+        yield event
+    if read.value is None:
         return
+    doc = read.value
     run.item["file_name"] = doc.filename
     yield run.status("reading")
     total = max(1, len(doc.pages))
@@ -230,14 +249,17 @@ async def run_page_reader(
     yield run.progress(
         0.1, f"reading pages {start_page}-{end_page or start_page} of {file_id}", "open"
     )
-    try:
-        doc = await _in_thread(lambda: ctx.store.get_file(file_id))
-        pages = await _in_thread(lambda: ctx.store.read_pages(file_id, start_page, end_page))
-    except ForgeError as exc:
-        outcome.error = exc.one_line()
-        for event in run.fail(outcome.error):
-            yield event
+    store = ctx.store
+    read: _Box[tuple[FileRecord, list[Page]]] = _Box()
+
+    def pages_of_file() -> tuple[FileRecord, list[Page]]:
+        return store.get_file(file_id), store.read_pages(file_id, start_page, end_page)
+
+    async for event in _fetch(run, outcome, pages_of_file, read):
+        yield event
+    if read.value is None:
         return
+    doc, pages = read.value
     outcome.passages.extend(page_passages(ctx.book, file_id, doc.filename, pages))
     for count, page in enumerate(pages, start=1):
         yield run.progress(0.1 + 0.85 * count / len(pages), f"read page {page.number}", "read")
