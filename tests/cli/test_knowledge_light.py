@@ -1,4 +1,4 @@
-"""``forge vs``/``forge files`` on a local store import no HTTP stack, no openai and no engine.
+"""``forge vs``/``forge files`` on a local store import no HTTP stack, no openai, no engine.
 
 Each command runs in a fresh interpreter (so nothing an earlier test imported counts), through the
 console script's entry point; at exit the interpreter reports which heavy modules were loaded.
@@ -22,8 +22,11 @@ HEAVY = (
     "uvicorn",
     "anyio",
     "forge_cli.engine.engine",
+    "forge_cli.backends.base",
+    "forge_cli.protocol.request",
 )
-"""Modules a local search does not need (the HTTP stack, the SDK, the engine's answer loop)."""
+"""Modules a local search does not need (the HTTP stack, the SDK, the engine's answer loop, the
+backends and the wire protocol's request models)."""
 
 _PROBE = f"""
 import atexit, json, sys

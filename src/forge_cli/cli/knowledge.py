@@ -11,11 +11,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from forge_cli.cli.local_store import open_local_store
 from forge_cli.config import Settings
 from forge_cli.errors import KnowledgeError, UsageError
 from forge_cli.knowledge.client import KnowledgeClient, LocalKnowledgeClient
 from forge_cli.knowledge.models import IngestResult
-from forge_cli.knowledge.store import KnowledgeStore
 from forge_cli.repl.knowledge import ProgressLine
 
 __all__ = [
@@ -33,14 +33,7 @@ def build_knowledge_client(settings: Settings) -> KnowledgeClient:
     configured embeddings endpoint, if any).
     """
     if settings.api == "local":
-
-        def open_local() -> KnowledgeStore:
-            from forge_cli.cli.build import engine_config
-            from forge_cli.engine.store import open_store
-
-            return open_store(None, engine_config(settings))
-
-        return LocalKnowledgeClient(open_local)
+        return LocalKnowledgeClient(lambda: open_local_store(settings))
     if settings.api == "chat":
         raise UsageError("the chat API has no document store", hint="use --api local or responses")
     from forge_cli.backends.knowledge_http import HttpKnowledgeClient
