@@ -146,7 +146,7 @@ class _Tty(io.StringIO):
         (_Tty(), {}, {}, "rich"),
         (io.StringIO(), {}, {}, "plain"),
         (_Tty(), {"plain": True}, {}, "plain"),
-        (_Tty(), {}, {"NO_COLOR": "1"}, "plain"),
+        (_Tty(), {}, {"NO_COLOR": "1"}, "rich"),  # no colour, same layout (no-color.org)
         (_Tty(), {}, {"TERM": "dumb"}, "plain"),
         (_Tty(), {"json": True}, {"NO_COLOR": "1"}, "json"),
         (io.StringIO(), {"jsonl": True}, {}, "jsonl"),

@@ -8,6 +8,7 @@ from forge_cli.config.settings import EFFORTS, TOOL_NAMES
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
 from forge_cli.repl.commands.session_cmds import ON_OFF, on_off
+from forge_cli.wording import plural
 
 if TYPE_CHECKING:
     from forge_cli.repl.session import ChatSession
@@ -46,7 +47,8 @@ async def _vs_list(session: ChatSession) -> str:
         session.vector_store_cache = [store.id for store in stores]
         for store in stores:
             mark = "*" if store.id in active else " "
-            lines.append(f" {mark} {store.id}  {store.name} ({store.file_counts.total} files)")
+            count = plural(store.file_counts.total, "file")
+            lines.append(f" {mark} {store.id}  {store.name} ({count})")
     return "\n".join(lines)
 
 
