@@ -197,17 +197,18 @@ def _same(a: Citation, b: Citation) -> bool:
 def _resolve(
     number: int, annotations: list[tuple[int | None, Annotation]]
 ) -> tuple[SourceKey, Citation] | None:
-    for _pos, ann in annotations:
-        if is_file_citation(ann) and ann.index == number:
-            return source_of(ann)
-    if 1 <= number <= len(annotations):
+    """The annotation a strong marker means: the file citation with that number as its
+    ``index``, else the n-th citing annotation."""
+    exact = _resolve_exact(number, annotations)
+    if exact is None and 1 <= number <= len(annotations):
         return source_of(annotations[number - 1][1])
-    return None
+    return exact
 
 
 def _resolve_exact(
     number: int, annotations: list[tuple[int | None, Annotation]]
 ) -> tuple[SourceKey, Citation] | None:
+    """The file citation whose ``index`` is the marker's number (all a weak marker may mean)."""
     for _pos, ann in annotations:
         if is_file_citation(ann) and ann.index == number:
             return source_of(ann)
