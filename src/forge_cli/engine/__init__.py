@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         UpstreamConfig,
     )
     from forge_cli.engine.engine import Engine, PreparedRequest
+    from forge_cli.engine.local import LocalBackend
     from forge_cli.engine.retrieval import RetrievalAnswerer
     from forge_cli.engine.server import BackgroundServer, run_server
     from forge_cli.engine.store import open_store
@@ -36,6 +37,7 @@ __all__ = [
     "EmbeddingsConfig",
     "Engine",
     "EngineConfig",
+    "LocalBackend",
     "PreparedRequest",
     "RetrievalAnswerer",
     "UpstreamConfig",
@@ -52,6 +54,7 @@ _WHERE = {
     "EmbeddingsConfig": "config",
     "Engine": "engine",
     "EngineConfig": "config",
+    "LocalBackend": "local",
     "PreparedRequest": "engine",
     "RetrievalAnswerer": "retrieval",
     "UpstreamConfig": "config",

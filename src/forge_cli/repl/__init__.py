@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from forge_cli.repl.knowledge import ProgressLine, result_line
     from forge_cli.repl.session import IDLE_INTERRUPT_HINT, ChatSession, LineReader
     from forge_cli.repl.turn import Responder, backend_responder
-    from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory
+    from forge_cli.repl.view import TurnView, ViewFactory
 
 _WHERE = {
     "IDLE_INTERRUPT_HINT": "session",
@@ -32,7 +32,6 @@ _WHERE = {
     "CommandRegistry": "commands",
     "CommandResult": "commands",
     "LineReader": "session",
-    "PlainTurnView": "view",
     "ProgressLine": "knowledge",
     "Responder": "turn",
     "TurnView": "view",
@@ -50,7 +49,6 @@ __all__ = [
     "CommandRegistry",
     "CommandResult",
     "LineReader",
-    "PlainTurnView",
     "ProgressLine",
     "Responder",
     "TurnView",
