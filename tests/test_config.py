@@ -120,3 +120,12 @@ def test_plural() -> None:
     assert [plural(n, "turn") for n in (0, 1, 2)] == ["0 turns", "1 turn", "2 turns"]
     assert plural(1, "match", "matches") == "1 match"
     assert plural(3, "match", "matches") == "3 matches"
+
+
+def test_shorten_cuts_at_a_word_boundary() -> None:
+    from forge_cli.wording import shorten
+
+    assert shorten("the quick brown fox jumps over the lazy dog", 20) == "the quick brown fox…"
+    assert shorten("abcdefghijklmnopqrstuvwxyz", 10) == "abcdefghi…"  # no space: cut anyway
+    assert shorten("short", 10) == "short"
+    assert len(shorten("word " * 100, 160)) <= 160

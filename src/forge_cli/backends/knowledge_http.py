@@ -36,6 +36,7 @@ from forge_cli.knowledge import (
     VectorStoreFile,
 )
 from forge_cli.knowledge.ingest import expand_paths
+from forge_cli.wording import shorten
 
 __all__ = ["HttpKnowledgeClient"]
 
@@ -337,7 +338,7 @@ def _hit(data: dict[str, Any], vector_store_id: str) -> SearchHit:
         page=page if isinstance(page, int) else None,
         score=min(1.0, max(0.0, float(score))) if isinstance(score, int | float) else 0.0,
         text=text,
-        snippet=flat[:240] + ("…" if len(flat) > 240 else ""),
+        snippet=shorten(flat, 241),
         ordinal=0,
         char_start=0,
         char_end=len(text),

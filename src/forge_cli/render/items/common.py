@@ -16,6 +16,7 @@ from forge_cli.render.context import RenderContext
 from forge_cli.render.glyphs import status_look
 from forge_cli.render.timing import format_elapsed
 from forge_cli.sanitize import sanitize_inline
+from forge_cli.wording import shorten
 
 __all__ = [
     "Detail",
@@ -46,8 +47,7 @@ def safe(value: object) -> str:
 
 def clip(value: object, limit: int, ellipsis: str = "…") -> str:
     """A safe one-line string of at most ``limit`` characters."""
-    text = safe(value)
-    return text if len(text) <= limit else text[: max(0, limit - len(ellipsis))] + ellipsis
+    return shorten(safe(value), limit, ellipsis)
 
 
 def queries_detail(queries: Sequence[str], ctx: RenderContext, limit: int = 3) -> Detail | None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
 from forge_cli.repl.knowledge import KnowledgePort, ProgressLine, result_line
+from forge_cli.wording import shorten
 
 if TYPE_CHECKING:
     from forge_cli.repl.session import ChatSession
@@ -85,6 +86,6 @@ async def search_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     lines = []
     for number, hit in enumerate(hits[:10], 1):
         score = f" ({hit.score:.2f})" if hit.score is not None else ""
-        snippet = " ".join(hit.text.split())[:160]
+        snippet = shorten(" ".join(hit.text.split()), 160)
         lines.append(f"[{number}] {hit.filename or hit.file_id}{score}: {snippet}")
     return CommandResult(message="\n".join(lines))

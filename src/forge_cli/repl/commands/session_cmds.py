@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from forge_cli.conversations.export import sources_of
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import REGISTRY, CommandResult, command
+from forge_cli.wording import shorten
 
 if TYPE_CHECKING:
     from forge_cli.repl.session import ChatSession
@@ -136,8 +137,8 @@ async def history_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     for turn in turns:
         answer = " ".join(turn.text.split())
         mark = "" if turn.status == "completed" else f" [{turn.status}]"
-        lines.append(f"you> {' '.join(turn.user.split())[:200]}")
-        lines.append(f"ai>  {answer[:200]}{mark}")
+        lines.append(f"you> {shorten(' '.join(turn.user.split()), 200)}")
+        lines.append(f"ai>  {shorten(answer, 200)}{mark}")
     return CommandResult(message="\n".join(lines))
 
 
