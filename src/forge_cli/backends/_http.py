@@ -14,7 +14,6 @@ characters, so a server that echoes the key back cannot make us print it.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import random
 from collections.abc import Awaitable, Callable, Mapping
@@ -35,9 +34,14 @@ from forge_cli.errors import (
     ConfigError,
     ProtocolError,
 )
+from forge_cli.jsonsafe import loads as json_loads
+from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
+from forge_cli.redact import redact
 from forge_cli.sanitize import sanitize
 
 __all__ = [
+    "BodyBudget",
+    "ErrorBodyLimitTransport",
     "ErrorContext",
     "RetryPolicy",
     "SchemeTransport",
@@ -60,7 +64,7 @@ Phase = Literal["connect", "stream"]
 """Before the reply's headers arrived ("connect") or while reading its body ("stream")."""
 
 _MAX_SERVER_MESSAGE = 300
-_MAX_ERROR_BODY = 64 * 1024
+_MAX_ERROR_BODY = DEFAULT_LIMITS.max_error_body_bytes
 
 
 class Secret:
@@ -202,7 +206,7 @@ class ErrorContext:
             value = secret.reveal()
             if value:
                 text = text.replace(value, "***")
-        text = " ".join(sanitize(text).split())
+        text = " ".join(sanitize(redact(text)).split())
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -242,10 +246,98 @@ class SchemeTransport(httpx2.AsyncBaseTransport):
                 await transport.aclose()
 
 
+class ErrorBodyLimitTransport(httpx2.AsyncBaseTransport):
+    """Reads at most ``max_error_body`` decoded bytes of any non-2xx reply; drops the rest.
+
+    An error page is read whole by whoever raises the error (the openai SDK calls ``aread()``),
+    so a gzip bomb sent with a 400 status would be inflated in full. This transport decodes the
+    error body itself, in bounded pieces, stops at the limit and hands on a plain (not encoded)
+    body of at most that size. Successful replies pass untouched: their readers count what they
+    decode (:class:`BodyBudget`).
+    """
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, *, max_error_body: int) -> None:
+        self._inner = inner
+        self._max = max_error_body
+
+    @property
+    def inner(self) -> httpx2.AsyncBaseTransport:
+        """The transport that does the sending."""
+        return self._inner
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Send ``request``; cut a non-2xx reply's body to the limit."""
+        response = await self._inner.handle_async_request(request)
+        if 200 <= response.status_code < 300:
+            return response
+        probe = httpx2.Response(
+            response.status_code, headers=response.headers, stream=response.stream
+        )
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async for chunk in probe.aiter_bytes():
+                chunks.append(chunk)
+                size += len(chunk)
+                if size >= self._max:
+                    break
+        except httpx2.HTTPError:
+            pass  # a cut or undecodable error body: keep what was read
+        finally:
+            await probe.aclose()
+        body = b"".join(chunks)[: self._max]
+        headers = [
+            (name, value)
+            for name, value in response.headers.multi_items()
+            if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+        ]
+        return httpx2.Response(
+            response.status_code,
+            headers=headers,
+            content=body,
+            request=request,
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        """Close the wrapped transport."""
+        await self._inner.aclose()
+
+
+class BodyBudget:
+    """Counts the decoded bytes of one successful reply; raises once they pass the limit."""
+
+    __slots__ = ("_limit", "_size", "_url")
+
+    def __init__(self, url: str, limit: int = DEFAULT_LIMITS.max_response_bytes) -> None:
+        self._url = url
+        self._limit = limit
+        self._size = 0
+
+    def add(self, chunk: bytes) -> bytes:
+        """Count ``chunk`` (returned as is); a :class:`ProtocolError` once over the limit."""
+        self._size += len(chunk)
+        if self._size > self._limit:
+            raise ProtocolError(
+                f"the reply from {self._url} is larger than {describe_bytes(self._limit)} "
+                "once decompressed; it was stopped",
+                hint="raise limits.max_response_mb (FORGE_MAX_RESPONSE_MB) for a trusted server",
+            )
+        return chunk
+
+
 def build_client(
-    *, connect_timeout: float, read_timeout: float, trust_env: bool = True
+    *,
+    connect_timeout: float,
+    read_timeout: float,
+    trust_env: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> httpx2.AsyncClient:
-    """An AsyncClient with our timeouts: ``read`` is the idle time allowed between bytes."""
+    """An AsyncClient with our timeouts: ``read`` is the idle time allowed between bytes.
+
+    Redirects are followed (httpx drops the ``Authorization`` header when one leads to another
+    host); error bodies are cut to ``limits.max_error_body_bytes``.
+    """
     timeout = httpx2.Timeout(
         connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
     )
@@ -253,7 +345,9 @@ def build_client(
         timeout=timeout,
         follow_redirects=True,
         trust_env=trust_env,
-        transport=SchemeTransport(trust_env=trust_env),
+        transport=ErrorBodyLimitTransport(
+            SchemeTransport(trust_env=trust_env), max_error_body=limits.max_error_body_bytes
+        ),
     )
 
 
@@ -302,7 +396,7 @@ def server_message(body: bytes, ctx: ErrorContext) -> str | None:
     if not text:
         return None
     try:
-        data: Any = json.loads(text)
+        data: Any = json_loads(text)
     except ValueError:
         data = None
     if isinstance(data, dict):
@@ -352,19 +446,20 @@ def status_error(status_code: int, body: bytes, ctx: ErrorContext) -> BackendHTT
     )
 
 
-async def read_error_body(response: httpx2.Response) -> bytes:
-    """Up to 64 KiB of an error reply's body; transport failures give what was read so far."""
+async def read_error_body(response: httpx2.Response, limit: int = _MAX_ERROR_BODY) -> bytes:
+    """Up to ``limit`` decoded bytes of an error reply's body (the rest is never inflated);
+    transport and decoding failures give what was read so far."""
     chunks: list[bytes] = []
     size = 0
     try:
         async for chunk in response.aiter_bytes():
             chunks.append(chunk)
             size += len(chunk)
-            if size >= _MAX_ERROR_BODY:
+            if size >= limit:
                 break
     except httpx2.HTTPError:
         pass
-    return b"".join(chunks)[:_MAX_ERROR_BODY]
+    return b"".join(chunks)[:limit]
 
 
 def _retryable_transport(exc: httpx2.HTTPError) -> bool:

@@ -20,6 +20,7 @@ from forge_cli.errors import (
     ProtocolError,
     UsageError,
 )
+from forge_cli.redact import register_secret
 
 __all__ = ["OpenAIEmbedder"]
 
@@ -62,6 +63,7 @@ class OpenAIEmbedder:
         if self.api_key_env:
             key = os.environ.get(self.api_key_env)
             if key:
+                register_secret(key)
                 headers["authorization"] = f"Bearer {key}"
         return headers
 

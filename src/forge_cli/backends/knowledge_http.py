@@ -36,6 +36,7 @@ from forge_cli.knowledge import (
     VectorStoreFile,
 )
 from forge_cli.knowledge.ingest import expand_paths
+from forge_cli.redact import register_secret
 
 __all__ = ["HttpKnowledgeClient"]
 
@@ -66,6 +67,7 @@ class HttpKnowledgeClient:
         self.name = base_url.rstrip("/")
         self._api_key_env = api_key_env
         key = api_key or (os.environ.get(api_key_env) if api_key_env else None)
+        register_secret(key)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         headers["OpenAI-Beta"] = "assistants=v2"
         self._client = httpx2.AsyncClient(

@@ -51,6 +51,9 @@ def _api_key_env(settings: Settings) -> str | None:
 
 def build_backend(settings: Settings) -> Backend:
     """The backend the settings ask for (or the test hook's scripted backend)."""
+    from forge_cli.jsonsafe import set_max_depth
+
+    set_max_depth(settings.limits_max_json_depth)
     script = os.environ.get("FORGE_TEST_BACKEND")
     if script:
         from forge_cli.cli.testhook import load_test_backend
@@ -72,6 +75,7 @@ def build_backend(settings: Settings) -> Backend:
             api_key_env=key_env,
             read_timeout=settings.timeout,
             store=settings.store,
+            limits=settings.limits(),
         )
     from forge_cli.backends.chat_completions import ChatCompletionsBackend
 
@@ -80,6 +84,7 @@ def build_backend(settings: Settings) -> Backend:
         api_key=settings.api_key,
         api_key_env=key_env,
         timeout=settings.timeout,
+        limits=settings.limits(),
     )
 
 

@@ -19,6 +19,7 @@ from forge_cli.conversations.requests import build_request
 from forge_cli.conversations.store import ConversationStore
 from forge_cli.errors import ForgeError, ToolIterationLimitError
 from forge_cli.protocol.response import Response
+from forge_cli.redact import redact
 from forge_cli.repl.commands import REGISTRY, CommandResult
 from forge_cli.repl.knowledge import KnowledgePort
 from forge_cli.repl.turn import Responder
@@ -108,12 +109,12 @@ class ChatSession:
 
     def say(self, text: str) -> None:
         """Print a line of session output."""
-        self.out.write(sanitize(text) + "\n")
+        self.out.write(sanitize(redact(text)) + "\n")
         self.out.flush()
 
     def warn(self, text: str) -> None:
         """Print an error line (the session goes on)."""
-        self.err.write(f"error: {sanitize(text)}\n")
+        self.err.write(f"error: {sanitize(redact(text))}\n")
         self.err.flush()
 
     def save(self) -> None:
@@ -149,11 +150,15 @@ class ChatSession:
             self.warn(exc.one_line())
         except Exception as exc:  # a command bug must not end the session
             self.warn(f"/{line[1:].split(' ', 1)[0]} failed: {type(exc).__name__}: {exc}")
-            if self.debug:
-                import traceback
-
-                traceback.print_exc(file=self.err)
+            self._debug_traceback()
         return CommandResult()
+
+    def _debug_traceback(self) -> None:
+        """With debug on, the current exception's traceback (redacted, sanitised) on stderr."""
+        if self.debug:
+            import traceback
+
+            self.err.write(sanitize(redact(traceback.format_exc())))
 
     async def run(self, reader: LineReader) -> None:
         """The read-eval loop: until Ctrl+D or /exit.
@@ -223,6 +228,9 @@ class ChatSession:
             status, error = "incomplete", exc.one_line()
         except ForgeError as exc:
             status, error = "failed", exc.one_line()
+        except Exception as exc:  # no input may end the session: the turn is kept as failed
+            status, error = "failed", f"internal error: {type(exc).__name__}: {exc}"
+            self._debug_traceback()
         finally:
             self._task = None
         final = self.last_snapshot()

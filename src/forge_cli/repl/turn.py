@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.backends.base import Backend
-from forge_cli.errors import StreamError
+from forge_cli.errors import ProtocolError, StreamError
 from forge_cli.protocol.request import Request
 
 if TYPE_CHECKING:
@@ -55,6 +55,9 @@ def backend_responder(backend: Backend) -> Responder:
             error = builder.error
             message = error.message if error and error.message else "the server reported a failure"
             raise StreamError(message, code=error.code if error else None)
+        problem = builder.end_problem()
+        if problem is not None:
+            raise ProtocolError(problem)
 
     return respond
 

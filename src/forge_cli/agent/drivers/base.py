@@ -15,7 +15,7 @@ from typing import Protocol
 from forge_cli.agent.events import LoopEvent
 from forge_cli.agent.state import AgentState
 from forge_cli.backends.base import Backend
-from forge_cli.errors import StreamError
+from forge_cli.errors import ProtocolError, StreamError
 from forge_cli.protocol.items import FunctionCall, OutputItem
 from forge_cli.protocol.request import Request
 from forge_cli.protocol.response import Response, Usage
@@ -61,6 +61,9 @@ async def stream_turn(backend: Backend, request: Request) -> AsyncIterator[Respo
         error = builder.error
         message = error.message if error is not None and error.message else "the response failed"
         raise StreamError(message, code=error.code if error is not None else None)
+    problem = builder.end_problem()
+    if problem is not None:
+        raise ProtocolError(problem)
     calls = tuple(item for item in final.output if isinstance(item, FunctionCall))
     yield TurnResult(
         tuple(final.output), calls, final.usage, final.status or "completed", response=final
