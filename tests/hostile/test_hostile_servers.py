@@ -1,0 +1,213 @@
+"""``forge ask`` against a hostile server, on both APIs and in every scripted output mode.
+
+Every run is a real child process with a capped address space (see ``conftest.py``). For each
+fault the test states the exit code, the one line on stderr, that no traceback is shown, that
+``--json``/``--jsonl`` stay parseable, and that the key is in no output and no file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from helpers import hostile
+from helpers.loopback import LoopbackServer, ReplySource
+from hostile.conftest import KEY, Run, ask_args, run_forge
+
+APIS = ("responses", "chat")
+MODES = ("--plain", "--json", "--jsonl")
+GIB = 1 << 30
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One attack: the replies to serve, the expected exit code and a phrase of stderr."""
+
+    name: str
+    replies: Callable[[str], list[ReplySource]]
+    code: int
+    stderr: str | None
+    shown: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+
+
+FAULTS = [
+    Fault(
+        "echoed key in an error body",
+        lambda api: [hostile.echo_key_error_body(api)],
+        1,
+        "HTTP 400",
+    ),
+    Fault(
+        "echoed key in an in-stream error",
+        lambda api: [hostile.echo_key_in_stream(api)],
+        1,
+        "upstream refused Bearer ***",
+        shown="partial",
+    ),
+    Fault(
+        "gzip bomb as the stream",
+        lambda api: [hostile.gzip_bomb_stream(api, GIB)],
+        1,
+        "limits.max_event_mb",
+    ),
+    Fault(
+        "gzip bomb as an error body",
+        lambda api: [hostile.gzip_bomb_error(api, GIB)],
+        1,
+        "HTTP 400",
+    ),
+    Fault(
+        "a line over the limit",
+        lambda api: [hostile.huge_line(api, 4 << 20)],
+        1,
+        "larger than 1 MiB",
+        env=(("FORGE_MAX_EVENT_MB", "1"),),
+    ),
+    Fault(
+        "an event nested 100 000 deep, then a good answer",
+        lambda api: [hostile.deep_event(api, 100_000)],
+        0,
+        None,
+        shown=hostile.ANSWER,
+    ),
+    Fault(
+        "a clean close without the terminal event",
+        lambda api: [hostile.truncated(api)],
+        1,
+        "ended before",
+        shown="half an ans",
+    ),
+    Fault(
+        "nothing but garbage",
+        lambda api: [hostile.garbage(api)],
+        1,
+        "no valid",
+    ),
+]
+
+
+def _check_output(run: Run, mode: str) -> None:
+    if mode == "--json":
+        document = json.loads(run.stdout)
+        assert isinstance(document, dict)
+    elif mode == "--jsonl":
+        for line in run.stdout.splitlines():
+            assert isinstance(json.loads(line), dict)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("api", APIS)
+@pytest.mark.parametrize("fault", FAULTS, ids=[fault.name for fault in FAULTS])
+def test_hostile_server(fault: Fault, api: str, mode: str, tmp_path: Path) -> None:
+    with LoopbackServer() as server:
+        server.add(*fault.replies(api))
+        run = run_forge(
+            ask_args(api, server.base_url, mode), tmp_path / "home", env=dict(fault.env)
+        )
+        sent = server.requests[0].headers.get("authorization", "")
+    assert sent == f"Bearer {KEY}"  # the key really was sent, so an echo would carry it
+    assert run.code == fault.code, run.stderr
+    assert "Traceback" not in run.stderr
+    assert "MemoryError" not in run.stderr
+    if fault.stderr is not None:
+        errors = [line for line in run.stderr.splitlines() if line.startswith("forge: error:")]
+        assert len(errors) == 1, run.stderr
+        assert fault.stderr in errors[0]
+    if fault.shown is not None:
+        assert fault.shown in run.stdout
+    _check_output(run, mode)
+    run.assert_key_absent()
+    if mode == "--json" and fault.code == 1:
+        assert json.loads(run.stdout)["status"] != "completed"
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_debug_traceback_of_an_auth_error_is_redacted(api: str, tmp_path: Path) -> None:
+    with LoopbackServer() as server:
+        server.add(hostile.echo_key_error_body(api, status=401))
+        run = run_forge(ask_args(api, server.base_url, "--plain", "--debug"), tmp_path / "home")
+    assert run.code == 1
+    assert "Traceback" in run.stderr  # --debug shows it ...
+    assert "***" in run.stderr  # ... with the echoed key redacted
+    run.assert_key_absent()
+
+
+def test_html_error_page_is_not_shown_on_chat(tmp_path: Path) -> None:
+    from helpers.loopback import Reply
+
+    page = "<html><body><h1>502 Bad Gateway</h1>" + "<p>nginx</p>" * 50 + "</body></html>"
+    with LoopbackServer() as server:
+        server.add(Reply(status=400, headers={"Content-Type": "text/html"}, body=page.encode()))
+        run = run_forge(ask_args("chat", server.base_url, "--plain"), tmp_path / "home")
+    assert run.code == 1
+    assert "HTTP 400" in run.stderr
+    assert "<html>" not in run.stderr and "nginx" not in run.stderr
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_redirects_are_followed_on_both_apis(api: str, tmp_path: Path) -> None:
+    from helpers.loopback import Reply
+
+    with LoopbackServer() as server:
+        path = "/v1/chat/completions" if api == "chat" else "/v1/responses"
+        target = f"{server.url}/moved{path}"
+        server.add(Reply(status=307, headers={"Location": target}), hostile.answer_reply(api))
+        run = run_forge(ask_args(api, server.base_url, "--plain"), tmp_path / "home")
+        assert [request.path for request in server.requests] == [path, f"/moved{path}"]
+    assert run.code == 0, run.stderr
+    assert hostile.ANSWER in run.stdout
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_chat_repl_survives_and_saves_failed_turns_without_the_key(
+    api: str, tmp_path: Path
+) -> None:
+    """Every bad turn is saved, marked failed, and the next prompt still works."""
+    home = tmp_path / "home"
+    with LoopbackServer() as server:
+        server.add(
+            hostile.echo_key_in_stream(api),
+            hostile.deep_event(api, 100_000),
+            hostile.truncated(api),
+            hostile.garbage(api),
+            hostile.answer_reply(api, "the last answer"),
+        )
+        args = ["chat", "--api", api, "--base-url", server.base_url, "--api-key-env"]
+        args += ["HOSTILE_KEY", "-m", "m"]
+        lines = "".join(f"question {n}\n" for n in range(5))
+        run = run_forge(args, home, stdin=lines)
+    assert run.code == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    assert "the last answer" in run.stdout
+    saved = [path for path, _ in run.files_text() if path.suffix == ".json"]
+    conversations = [json.loads(path.read_text()) for path in saved if "conversations" in str(path)]
+    assert len(conversations) == 1
+    statuses = [turn["status"] for turn in conversations[0]["turns"]]
+    assert statuses == ["failed", "completed", "failed", "failed", "completed"]
+    run.assert_key_absent()
+    conv_id = conversations[0]["id"]
+    for args in (["conversations", "show", conv_id], ["conversations", "export", conv_id]):
+        shown = run_forge(args, home)
+        assert shown.code == 0, shown.stderr
+        assert "question 0" in shown.stdout
+        shown.assert_key_absent()
+    exported = run_forge(["conversations", "export", "--format", "json", conv_id], home)
+    assert exported.code == 0
+    assert "Bearer ***" in exported.stdout
+    exported.assert_key_absent()
+
+
+def test_deeply_nested_config_exits_2(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    config = home / ".config" / "forge" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("[profiles.default]\nmodel = " + "[" * 50_000 + "]" * 50_000 + "\n")
+    run = run_forge(["ask", "--plain", "hi"], home, env={"FORGE_CONFIG": str(config)})
+    assert run.code == 2, run.stderr
+    assert "too deeply" in run.stderr
+    assert "Traceback" not in run.stderr
