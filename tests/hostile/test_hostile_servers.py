@@ -146,7 +146,8 @@ def test_html_error_page_is_not_shown_on_chat(tmp_path: Path) -> None:
         run = run_forge(ask_args("chat", server.base_url, "--plain"), tmp_path / "home")
     assert run.code == 1
     assert "HTTP 400" in run.stderr
-    assert "<html>" not in run.stderr and "nginx" not in run.stderr
+    assert "<html>" not in run.stderr
+    assert "nginx" not in run.stderr
 
 
 @pytest.mark.parametrize("api", APIS)
