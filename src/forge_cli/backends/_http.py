@@ -41,7 +41,7 @@ from forge_cli.sanitize import sanitize
 
 __all__ = [
     "BodyBudget",
-    "ErrorBodyLimitTransport",
+    "BodyLimitTransport",
     "ErrorContext",
     "RetryPolicy",
     "SchemeTransport",
@@ -246,19 +246,28 @@ class SchemeTransport(httpx2.AsyncBaseTransport):
                 await transport.aclose()
 
 
-class ErrorBodyLimitTransport(httpx2.AsyncBaseTransport):
-    """Reads at most ``max_error_body`` decoded bytes of any non-2xx reply; drops the rest.
+class BodyLimitTransport(httpx2.AsyncBaseTransport):
+    """Bounds the decoded bodies that callers read whole.
 
     An error page is read whole by whoever raises the error (the openai SDK calls ``aread()``),
-    so a gzip bomb sent with a 400 status would be inflated in full. This transport decodes the
-    error body itself, in bounded pieces, stops at the limit and hands on a plain (not encoded)
-    body of at most that size. Successful replies pass untouched: their readers count what they
-    decode (:class:`BodyBudget`).
+    so a gzip bomb sent with a 400 status would be inflated in full. This transport decodes a
+    non-2xx body itself, in bounded pieces, keeps at most ``max_error_body`` bytes, drops the
+    rest, and hands on a plain (not encoded) body. With ``max_body`` set, a successful reply is
+    read the same way (for clients that parse whole JSON documents) and one over the limit is a
+    :class:`ProtocolError`; without it successful replies stream through untouched and their
+    readers count what they decode (:class:`BodyBudget`).
     """
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport, *, max_error_body: int) -> None:
+    def __init__(
+        self,
+        inner: httpx2.AsyncBaseTransport,
+        *,
+        max_error_body: int = DEFAULT_LIMITS.max_error_body_bytes,
+        max_body: int | None = None,
+    ) -> None:
         self._inner = inner
-        self._max = max_error_body
+        self._max_error = max_error_body
+        self._max_body = max_body
 
     @property
     def inner(self) -> httpx2.AsyncBaseTransport:
@@ -266,26 +275,19 @@ class ErrorBodyLimitTransport(httpx2.AsyncBaseTransport):
         return self._inner
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        """Send ``request``; cut a non-2xx reply's body to the limit."""
+        """Send ``request``; read its body within the limits."""
         response = await self._inner.handle_async_request(request)
-        if 200 <= response.status_code < 300:
+        success = 200 <= response.status_code < 300
+        if success and self._max_body is None:
             return response
-        probe = httpx2.Response(
-            response.status_code, headers=response.headers, stream=response.stream
-        )
-        chunks: list[bytes] = []
-        size = 0
-        try:
-            async for chunk in probe.aiter_bytes():
-                chunks.append(chunk)
-                size += len(chunk)
-                if size >= self._max:
-                    break
-        except httpx2.HTTPError:
-            pass  # a cut or undecodable error body: keep what was read
-        finally:
-            await probe.aclose()
-        body = b"".join(chunks)[: self._max]
+        limit = self._max_body if success and self._max_body is not None else self._max_error
+        body, over = await _read_bounded(response, limit)
+        if success and over:
+            raise ProtocolError(
+                f"the reply from {display_url(request.url)} is larger than "
+                f"{describe_bytes(limit)} once decompressed; it was stopped",
+                hint="raise limits.max_response_mb (FORGE_MAX_RESPONSE_MB) for a trusted server",
+            )
         headers = [
             (name, value)
             for name, value in response.headers.multi_items()
@@ -302,6 +304,31 @@ class ErrorBodyLimitTransport(httpx2.AsyncBaseTransport):
     async def aclose(self) -> None:
         """Close the wrapped transport."""
         await self._inner.aclose()
+
+
+async def _read_bounded(response: httpx2.Response, limit: int) -> tuple[bytes, bool]:
+    """Up to ``limit`` decoded bytes of a transport-level reply, and whether there was more.
+
+    Decoding happens in bounded pieces (httpx2 drains its decompressor in small steps), so a
+    compression bomb is never inflated past the limit. A cut or undecodable body gives what was
+    read.
+    """
+    probe = httpx2.Response(response.status_code, headers=response.headers, stream=response.stream)
+    chunks: list[bytes] = []
+    size = 0
+    over = False
+    try:
+        async for chunk in probe.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                over = True
+                break
+    except httpx2.HTTPError:
+        pass
+    finally:
+        await probe.aclose()
+    return b"".join(chunks)[:limit], over
 
 
 class BodyBudget:
@@ -345,7 +372,7 @@ def build_client(
         timeout=timeout,
         follow_redirects=True,
         trust_env=trust_env,
-        transport=ErrorBodyLimitTransport(
+        transport=BodyLimitTransport(
             SchemeTransport(trust_env=trust_env), max_error_body=limits.max_error_body_bytes
         ),
     )

@@ -14,6 +14,7 @@ from typing import Any
 
 from rich.text import Text
 
+from forge_cli.redact import redact
 from forge_cli.render.glyphs import Glyphs, Phase, status_look
 from forge_cli.sanitize import sanitize_inline
 
@@ -67,7 +68,7 @@ def notice_parts(event: dict[str, Any]) -> tuple[Phase, str] | None:
     phase = next((p for words, p in _PHASES if any(w in kind for w in words)), None)
     if phase is None and not event.get("message"):
         return None
-    return (phase or "running"), sanitize_inline(_describe(event))
+    return (phase or "running"), sanitize_inline(redact(_describe(event)))
 
 
 def notice_for(event: dict[str, Any], glyphs: Glyphs) -> Text | None:

@@ -17,6 +17,7 @@ from rich.console import Console
 from forge_cli.protocol.guards import is_message
 from forge_cli.protocol.items import Message
 from forge_cli.protocol.response import Response
+from forge_cli.redact import redact
 from forge_cli.render.blocks import Block
 from forge_cli.render.citations import (
     Citation,
@@ -184,7 +185,7 @@ class PlainRenderer:
             own_end = len(text) + 1 if done else end
             block = Block(state.printed, end, state.printed, own_end)
             chunk = state.cites.cite(text, block, positioned_annotations(message), self._numbering)
-            self._write(sanitize(chunk))
+            self._write(sanitize(redact(chunk)))
             self._wrote_text = True
             state.printed = end
         if done:
