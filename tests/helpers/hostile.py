@@ -10,7 +10,8 @@ where ``api`` is ``"responses"`` or ``"chat"``: the same attack dressed in each 
 - ``deep_event``: an event nested ``depth`` deep, then a good answer;
 - ``huge_line``: one SSE line of ``size`` bytes, in 64 KiB chunks;
 - ``truncated``: part of an answer, then a clean close without the terminal event;
-- ``garbage``: only malformed ``data:`` lines.
+- ``garbage``: only malformed ``data:`` lines (one quoting the key);
+- ``echo_key_in_answer``: a good answer whose text quotes the key.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "answer_reply",
     "deep_event",
     "echo_key_error_body",
+    "echo_key_in_answer",
     "echo_key_in_stream",
     "garbage",
     "gzip_bomb",
@@ -193,7 +195,22 @@ def truncated(api: Api) -> Reply:
     return Reply.sse([Send(frame) for frame in _answer_frames(api, "half an ans", terminal=False)])
 
 
-def garbage(api: Api) -> Reply:
-    """Only malformed ``data:`` lines, then a clean end."""
-    frames = [b"data: {not json\n\n", b"data: <html>\n\n", b"data: \x00\xff\xfe\n\n"]
-    return Reply.sse([Send(frame) for frame in frames])
+def garbage(api: Api) -> ReplySource:
+    """Only malformed ``data:`` lines (one quoting the key, for ``--debug`` logs), then an end."""
+
+    def reply(request: RecordedRequest) -> Reply:
+        echo = f"data: {{not json {_auth(request)}\n\n".encode()
+        frames = [b"data: {not json\n\n", b"data: <html>\n\n", b"data: \x00\xff\xfe\n\n", echo]
+        return Reply.sse([Send(frame) for frame in frames])
+
+    return reply
+
+
+def echo_key_in_answer(api: Api) -> ReplySource:
+    """A good answer whose text quotes the key and the Authorization header."""
+
+    def reply(request: RecordedRequest) -> Reply:
+        auth = _auth(request)
+        return answer_reply(api, f"You sent {auth}, key {auth.removeprefix('Bearer ')}.")
+
+    return reply

@@ -83,6 +83,13 @@ FAULTS = [
         shown="half an ans",
     ),
     Fault(
+        "echoed key in the answer text",
+        lambda api: [hostile.echo_key_in_answer(api)],
+        0,
+        None,
+        shown="You sent Bearer ***, key ***.",
+    ),
+    Fault(
         "nothing but garbage",
         lambda api: [hostile.garbage(api)],
         1,
@@ -134,6 +141,16 @@ def test_debug_traceback_of_an_auth_error_is_redacted(api: str, tmp_path: Path) 
     assert run.code == 1
     assert "Traceback" in run.stderr  # --debug shows it ...
     assert "***" in run.stderr  # ... with the echoed key redacted
+    run.assert_key_absent()
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_debug_logs_of_tolerated_garbage_are_redacted(api: str, tmp_path: Path) -> None:
+    with LoopbackServer() as server:
+        server.add(hostile.garbage(api))
+        run = run_forge(ask_args(api, server.base_url, "--jsonl", "--debug"), tmp_path / "home")
+    assert run.code == 1
+    assert "not json Bearer ***" in run.stderr  # the debug log shows the frame, redacted
     run.assert_key_absent()
 
 
