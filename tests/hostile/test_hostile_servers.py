@@ -229,3 +229,30 @@ def test_deeply_nested_config_exits_2(tmp_path: Path) -> None:
     assert run.code == 2, run.stderr
     assert "too deeply" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_response_size_limit_names_its_setting(api: str, tmp_path: Path) -> None:
+    env = {"FORGE_MAX_RESPONSE_MB": "1", "FORGE_MAX_EVENT_MB": "8"}
+    with LoopbackServer() as server:
+        server.add(hostile.huge_line(api, 4 << 20))
+        run = run_forge(ask_args(api, server.base_url, "--json"), tmp_path / "home", env=env)
+    assert run.code == 1
+    errors = [line for line in run.stderr.splitlines() if line.startswith("forge: error:")]
+    assert len(errors) == 1, run.stderr
+    assert "larger than 1 MiB once decompressed" in errors[0]
+    assert "limits.max_response_mb" in errors[0]
+    assert json.loads(run.stdout)["status"] == "failed"
+
+
+def test_limits_settings_are_checked_and_become_limits() -> None:
+    from forge_cli.config.settings import Settings, parse_value
+    from forge_cli.errors import ConfigError
+
+    assert parse_value("limits.max_event_mb", "32", source="test") == 32
+    for bad in ("0", "-1", "1.5", "lots", "2000"):
+        with pytest.raises(ConfigError, match=r"limits\.max_event_mb"):
+            parse_value("limits.max_event_mb", bad, source="test")
+    limits = Settings(limits_max_event_mb=2, limits_max_error_body_kb=3).limits()
+    assert limits.max_event_bytes == 2 << 20
+    assert limits.max_error_body_bytes == 3 << 10

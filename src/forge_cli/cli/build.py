@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_BASE_URLS",
+    "apply_process_limits",
     "build_backend",
     "build_responder",
     "build_store",
@@ -51,9 +52,7 @@ def _api_key_env(settings: Settings) -> str | None:
 
 def build_backend(settings: Settings) -> Backend:
     """The backend the settings ask for (or the test hook's scripted backend)."""
-    from forge_cli.jsonsafe import set_max_depth
-
-    set_max_depth(settings.limits_max_json_depth)
+    apply_process_limits(settings)
     script = os.environ.get("FORGE_TEST_BACKEND")
     if script:
         from forge_cli.cli.testhook import load_test_backend
@@ -88,6 +87,14 @@ def build_backend(settings: Settings) -> Backend:
     )
 
 
+def apply_process_limits(settings: Settings) -> None:
+    """Limits that hold for the whole process: the JSON nesting limit of every parse of
+    untrusted JSON (server events, tool arguments, ``forge serve`` request bodies)."""
+    from forge_cli.jsonsafe import set_max_depth
+
+    set_max_depth(settings.limits_max_json_depth)
+
+
 def engine_config(settings: Settings) -> EngineConfig:
     """The local engine's ``EngineConfig`` from the ``engine.*`` settings.
 
@@ -95,6 +102,8 @@ def engine_config(settings: Settings) -> EngineConfig:
     ``EngineConfig.from_env`` reads, so ``forge serve`` and ``forge chat`` agree.
     """
     from forge_cli.engine import EmbeddingsConfig, EngineConfig, UpstreamConfig
+
+    apply_process_limits(settings)
 
     base_url, model = settings.engine_upstream_base_url, settings.engine_upstream_model
     if bool(base_url) != bool(model):

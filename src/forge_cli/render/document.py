@@ -165,9 +165,11 @@ def answer_document(
     cited = ["\n\n".join(cite_message(item, numbering))
              for item in response.output if is_message(item)]  # fmt: skip
     found = numbering.finalize(response)
-    status = "interrupted" if interrupted else (response.status or "in_progress")
-    err: Fields | None = None
     message = error_text(error) if error is not None else None
+    status = "interrupted" if interrupted else (response.status or "in_progress")
+    if message is not None and status in ("in_progress", "queued"):
+        status = "failed"  # the run failed before the server said how the response ended
+    err: Fields | None = None
     if message is not None:
         code = None
         if isinstance(error, BaseException):
