@@ -56,11 +56,17 @@ def shared_options(func: F) -> F:
         ),
         click.option("--vs", "vector_stores", multiple=True, metavar="ID", help="Vector store."),
         click.option("--instructions", metavar="TEXT", help="System instructions."),
+        click.option(
+            "--template",
+            metavar="NAME",
+            help="Saved instructions (and settings) to use; see `forge templates`.",
+        ),
         click.option("--max-iterations", type=click.IntRange(min=1), help="Tool-loop limit."),
         click.option(
             "--functions",
+            multiple=True,
             type=click.Path(exists=True, dir_okay=False),
-            help="Python file defining tools the model may call.",
+            help="Python file defining tools the model may call (repeatable).",
         ),
         click.option("--yes", "-y", is_flag=True, default=None, help="Approve tool calls."),
         click.option("--debug", is_flag=True, default=None, help="Tracebacks and request logs."),
@@ -82,8 +88,17 @@ def settings_from_options(options: dict[str, Any]) -> Settings:
     from forge_cli.logs import configure_logging
 
     flags = {key: options.get(key) for key in SETTING_OPTIONS}
+    template = None
+    if options.get("template"):
+        from forge_cli.config.templates import load_template
+
+        template = load_template(options["template"]).layer()
     settings = resolve_settings(
-        flags, env=os.environ, config=ConfigFile.load(), profile=options.get("profile")
+        flags,
+        env=os.environ,
+        config=ConfigFile.load(),
+        profile=options.get("profile"),
+        template=template,
     )
     configure_logging(debug=settings.debug)
     return settings
