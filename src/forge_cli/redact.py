@@ -16,9 +16,17 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["REDACTED", "clear_secrets", "redact", "redact_data", "register_secret"]
+__all__ = [
+    "REDACTED",
+    "clear_secrets",
+    "redact",
+    "redact_data",
+    "register_environment_secrets",
+    "register_secret",
+]
 
 REDACTED = "***"
 """What a secret is replaced with."""
@@ -46,6 +54,20 @@ def register_secret(value: str | None) -> None:
         if value not in _secrets:
             # Longest first: a key that contains another registered key is replaced whole.
             _secrets = tuple(sorted((*_secrets, value), key=len, reverse=True))
+
+
+_SECRET_ENV_SUFFIXES = ("_KEY", "APIKEY", "_TOKEN", "_SECRET")
+
+
+def register_environment_secrets(environ: Mapping[str, str]) -> None:
+    """Register the values of environment variables named like secrets (``*_KEY``, ``*_TOKEN`` …).
+
+    Called once at start-up, so text saved by an earlier run (a conversation shown or exported
+    now) is redacted too, even when no backend reads the key in this run.
+    """
+    for name, value in environ.items():
+        if name.upper().endswith(_SECRET_ENV_SUFFIXES):
+            register_secret(value)
 
 
 def clear_secrets() -> None:

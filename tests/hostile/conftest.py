@@ -83,7 +83,8 @@ def run_forge(
         for k, v in os.environ.items()
         if not k.startswith(("FORGE_", "OPENAI_", "XDG_")) and k != "KNOWLEDGE_FORGE_URL"
     }
-    child_env.update(HOME=str(home), HOSTILE_KEY=KEY, COLUMNS="100", **(env or {}))
+    child_env.update({"HOME": str(home), "HOSTILE_KEY": KEY, "COLUMNS": "100", **(env or {})})
+    child_env = {name: value for name, value in child_env.items() if value}
     proc = subprocess.run(
         [sys.executable, "-c", GUARD, *args],
         env=child_env,

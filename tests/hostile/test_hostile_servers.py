@@ -256,3 +256,38 @@ def test_limits_settings_are_checked_and_become_limits() -> None:
     limits = Settings(limits_max_event_mb=2, limits_max_error_body_kb=3).limits()
     assert limits.max_event_bytes == 2 << 20
     assert limits.max_error_body_bytes == 3 << 10
+
+
+def test_a_key_stored_in_the_profile_is_redacted_too(tmp_path: Path) -> None:
+    """No environment variable holds it: the backend registers the key it reads."""
+    home = tmp_path / "home"
+    config = home / ".config" / "forge" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'[profiles.default]\napi = "chat"\napi_key = "{KEY}"\n')
+    config.chmod(0o600)
+    with LoopbackServer() as server:
+        server.add(hostile.echo_key_error_body("chat"))
+        args = ["ask", "--base-url", server.base_url, "-m", "m", "--json", "hi"]
+        env = {"FORGE_CONFIG": str(config), "HOSTILE_KEY": ""}
+        run = run_forge(args, home, env=env)
+        assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"
+    assert run.code == 1, run.stderr
+    assert "***" in run.stderr
+    assert KEY not in run.stdout
+    assert KEY not in run.stderr
+
+
+def test_conversations_saved_before_redaction_are_shown_redacted(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with LoopbackServer() as server:
+        server.add(hostile.answer_reply("responses", "the answer"))
+        args = ["chat", "--api", "responses", "--base-url", server.base_url, "-m", "m"]
+        assert run_forge(args, home, stdin="hello\n").code == 0
+    (saved,) = (home / ".local").rglob("conversations/*.json")
+    saved.write_text(saved.read_text().replace("the answer", f"the key is {KEY}"))
+    conv_id = saved.stem
+    for args in (["conversations", "show", conv_id], ["conversations", "export", conv_id]):
+        shown = run_forge(args, home)
+        assert shown.code == 0, shown.stderr
+        assert "the key is ***" in shown.stdout
+        assert KEY not in shown.stdout

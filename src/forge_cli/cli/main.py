@@ -129,6 +129,9 @@ def _print_traceback() -> None:
 def run(args: Sequence[str]) -> int:
     """Run the CLI on ``args``; returns the exit code (every error printed as one line)."""
     debug = _debug_requested(args)
+    from forge_cli.redact import register_environment_secrets
+
+    register_environment_secrets(os.environ)
     try:
         result: Any = cli.main(args=list(args), prog_name="forge", standalone_mode=False)
     except click.exceptions.Exit as exc:
