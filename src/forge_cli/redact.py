@@ -66,8 +66,17 @@ def register_environment_secrets(environ: Mapping[str, str]) -> None:
     now) is redacted too, even when no backend reads the key in this run.
     """
     for name, value in environ.items():
-        if name.upper().endswith(_SECRET_ENV_SUFFIXES):
+        if name.upper().endswith(_SECRET_ENV_SUFFIXES) and _looks_like_a_key(value):
             register_secret(value)
+
+
+def _looks_like_a_key(value: str) -> bool:
+    """Generated keys are long, have digits and no spaces; ``SOME_KEY=enabled`` is no secret
+    worth blanking out of every text."""
+    value = value.strip()
+    return (
+        len(value) >= 8 and not any(c.isspace() for c in value) and any(c.isdigit() for c in value)
+    )
 
 
 def clear_secrets() -> None:

@@ -211,3 +211,20 @@ def test_builder_takes_payloads_as_deep_as_the_decoder_lets_through(
         }
         builder.feed(StreamEvent(kind, data))
     json.dumps(builder.finish().model_dump(mode="json"))
+
+
+def test_environment_secrets_are_registered_by_name_and_shape() -> None:
+    from forge_cli.redact import register_environment_secrets
+
+    environ = {
+        "ACME_API_KEY": "acme-0123456789",
+        "SERVICE_TOKEN": "tok_9f8e7d6c5b",
+        "FEATURE_KEY": "enabled",  # a word, not a key
+        "PATH": "/usr/bin:/bin0123456789",  # not named like a secret
+    }
+    try:
+        register_environment_secrets(environ)
+        out = redact("acme-0123456789 tok_9f8e7d6c5b enabled /usr/bin:/bin0123456789")
+        assert out == "*** *** enabled /usr/bin:/bin0123456789"
+    finally:
+        clear_secrets()
