@@ -14,7 +14,7 @@ import click
 
 from forge_cli.config import API_KINDS, EFFORTS, TOOL_NAMES, ConfigFile, Settings, resolve_settings
 
-__all__ = ["SETTING_OPTIONS", "settings_from_options", "shared_options"]
+__all__ = ["SETTING_OPTIONS", "backend_options", "settings_from_options", "shared_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -77,6 +77,21 @@ def shared_options(func: F) -> F:
             help="Ask a responses server to store answers; follow-ups then send only "
             "previous_response_id instead of the whole history.",
         ),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def backend_options(func: F) -> F:
+    """The options that choose and reach a backend, for commands that only talk to it
+    (``forge models``, ``forge doctor``): no tools, stores, instructions or output flags."""
+    decorators = [
+        click.option("--profile", metavar="NAME", help="Config profile to use."),
+        click.option("--api", type=click.Choice(API_KINDS), help="Backend kind."),
+        click.option("--base-url", metavar="URL", help="Server URL (responses/chat)."),
+        click.option("--api-key-env", metavar="NAME", help="Env var that holds the API key."),
+        click.option("--debug", is_flag=True, default=None, help="Tracebacks and request logs."),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
