@@ -291,3 +291,16 @@ def test_conversations_saved_before_redaction_are_shown_redacted(tmp_path: Path)
         assert shown.code == 0, shown.stderr
         assert "the key is ***" in shown.stdout
         assert KEY not in shown.stdout
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_an_event_just_under_the_default_limit_fits_in_the_memory_cap(
+    api: str, tmp_path: Path
+) -> None:
+    """The defaults and the address-space cap agree: a 12 MiB answer in one event is served."""
+    text = "word " * ((12 << 20) // 5)
+    with LoopbackServer() as server:
+        server.add(hostile.answer_reply(api, text))
+        run = run_forge(ask_args(api, server.base_url, "--json"), tmp_path / "home")
+    assert run.code == 0, run.stderr[-2000:]
+    assert json.loads(run.stdout)["text"] == text
