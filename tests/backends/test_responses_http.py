@@ -645,15 +645,13 @@ async def test_plain_http_never_builds_the_tls_transport(loopback: LoopbackServe
     """A local http server costs no trust-store load; https always verifies certificates."""
     import ssl
 
-    from forge_cli.backends._http import BodyLimitTransport, SchemeTransport
+    from forge_cli.backends._http import SchemeTransport
 
     loopback.add(Reply.json(200, {"data": [{"id": "m1"}]}))
     backend = ResponsesBackend(loopback.base_url, api_key_env=None)
     try:
         assert await backend.list_models() == ["m1"]
-        limiter = backend._client._transport
-        assert isinstance(limiter, BodyLimitTransport)
-        transport = limiter.inner
+        transport = backend._client._transport
         assert isinstance(transport, SchemeTransport)
         assert transport._plain is not None
         assert transport._tls is None

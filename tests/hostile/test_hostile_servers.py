@@ -304,3 +304,18 @@ def test_an_event_just_under_the_default_limit_fits_in_the_memory_cap(
         run = run_forge(ask_args(api, server.base_url, "--json"), tmp_path / "home")
     assert run.code == 0, run.stderr[-2000:]
     assert json.loads(run.stdout)["text"] == text
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_error_bomb_through_an_environment_proxy_stays_bounded(api: str, tmp_path: Path) -> None:
+    """An HTTP proxy from the environment bypasses Forge's transport; the bound still holds."""
+    with LoopbackServer() as proxy:
+        proxy.add(hostile.gzip_bomb_error(api, GIB))
+        env = {"HTTP_PROXY": proxy.url, "http_proxy": proxy.url, "NO_PROXY": "", "no_proxy": ""}
+        run = run_forge(
+            ask_args(api, "http://forge.invalid/v1", "--plain"), tmp_path / "home", env=env
+        )
+        assert proxy.requests[0].path.startswith("http://forge.invalid/v1/")  # it was proxied
+    assert run.code == 1, run.stderr
+    assert "HTTP 400" in run.stderr
+    assert "MemoryError" not in run.stderr

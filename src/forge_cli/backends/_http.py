@@ -41,12 +41,12 @@ from forge_cli.sanitize import sanitize
 
 __all__ = [
     "BodyBudget",
-    "BodyLimitTransport",
     "ErrorContext",
     "RetryPolicy",
     "SchemeTransport",
     "Secret",
     "SleepFunction",
+    "bound_bodies",
     "build_client",
     "display_url",
     "map_transport_error",
@@ -246,68 +246,8 @@ class SchemeTransport(httpx2.AsyncBaseTransport):
                 await transport.aclose()
 
 
-class BodyLimitTransport(httpx2.AsyncBaseTransport):
-    """Bounds the decoded bodies that callers read whole.
-
-    An error page is read whole by whoever raises the error (the openai SDK calls ``aread()``),
-    so a gzip bomb sent with a 400 status would be inflated in full. This transport decodes a
-    non-2xx body itself, in bounded pieces, keeps at most ``max_error_body`` bytes, drops the
-    rest, and hands on a plain (not encoded) body. With ``max_body`` set, a successful reply is
-    read the same way (for clients that parse whole JSON documents) and one over the limit is a
-    :class:`ProtocolError`; without it successful replies stream through untouched and their
-    readers count what they decode (:class:`BodyBudget`).
-    """
-
-    def __init__(
-        self,
-        inner: httpx2.AsyncBaseTransport,
-        *,
-        max_error_body: int = DEFAULT_LIMITS.max_error_body_bytes,
-        max_body: int | None = None,
-    ) -> None:
-        self._inner = inner
-        self._max_error = max_error_body
-        self._max_body = max_body
-
-    @property
-    def inner(self) -> httpx2.AsyncBaseTransport:
-        """The transport that does the sending."""
-        return self._inner
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        """Send ``request``; read its body within the limits."""
-        response = await self._inner.handle_async_request(request)
-        success = 200 <= response.status_code < 300
-        if success and self._max_body is None:
-            return response
-        limit = self._max_body if success and self._max_body is not None else self._max_error
-        body, over = await _read_bounded(response, limit)
-        if success and over:
-            raise ProtocolError(
-                f"the reply from {display_url(request.url)} is larger than "
-                f"{describe_bytes(limit)} once decompressed; it was stopped",
-                hint="raise limits.max_response_mb (FORGE_MAX_RESPONSE_MB) for a trusted server",
-            )
-        headers = [
-            (name, value)
-            for name, value in response.headers.multi_items()
-            if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
-        ]
-        return httpx2.Response(
-            response.status_code,
-            headers=headers,
-            content=body,
-            request=request,
-            extensions=response.extensions,
-        )
-
-    async def aclose(self) -> None:
-        """Close the wrapped transport."""
-        await self._inner.aclose()
-
-
 async def _read_bounded(response: httpx2.Response, limit: int) -> tuple[bytes, bool]:
-    """Up to ``limit`` decoded bytes of a transport-level reply, and whether there was more.
+    """Up to ``limit`` decoded bytes of a reply not yet read, and whether there was more.
 
     Decoding happens in bounded pieces (httpx2 drains its decompressor in small steps), so a
     compression bomb is never inflated past the limit. A cut or undecodable body gives what was
@@ -329,6 +269,41 @@ async def _read_bounded(response: httpx2.Response, limit: int) -> tuple[bytes, b
     finally:
         await probe.aclose()
     return b"".join(chunks)[:limit], over
+
+
+def bound_bodies(
+    max_error_body: int, max_body: int | None = None
+) -> Callable[[httpx2.Response], Awaitable[None]]:
+    """A response event hook that reads bodies within bounds before anyone reads them whole.
+
+    A non-2xx body is read (decoded, in small pieces) up to ``max_error_body``; the rest is
+    dropped unread -- an error page is read whole by whoever raises the error (the openai SDK
+    calls ``aread()``), so a gzip bomb sent with a 400 would otherwise be inflated in full. With
+    ``max_body``, a successful body is read the same way and one over the limit is a
+    :class:`ProtocolError` (for clients that parse whole JSON documents); without it successful
+    replies stream untouched and their readers count what they decode (:class:`BodyBudget`).
+
+    Hooks run for every reply the client receives, whatever transport carried it (an HTTP proxy
+    from the environment too). The body is replaced by the bounded, already decoded bytes.
+    """
+
+    async def hook(response: httpx2.Response) -> None:
+        if response.is_success and max_body is None:
+            return
+        limit = max_body if response.is_success and max_body is not None else max_error_body
+        body, over = await _read_bounded(response, limit)
+        if response.is_success and over:
+            raise ProtocolError(
+                f"the reply from {display_url(response.request.url)} is larger than "
+                f"{describe_bytes(limit)} once decompressed; it was stopped",
+                hint="raise limits.max_response_mb (FORGE_MAX_RESPONSE_MB) for a trusted server",
+            )
+        for name in ("content-encoding", "content-length", "transfer-encoding"):
+            response.headers.pop(name, None)
+        response.headers["content-length"] = str(len(body))
+        response.stream = httpx2.ByteStream(body)
+
+    return hook
 
 
 class BodyBudget:
@@ -363,19 +338,28 @@ def build_client(
     """An AsyncClient with our timeouts: ``read`` is the idle time allowed between bytes.
 
     Redirects are followed (httpx drops the ``Authorization`` header when one leads to another
-    host); error bodies are cut to ``limits.max_error_body_bytes``.
+    host); error bodies are cut to ``limits.max_error_body_bytes`` by an event hook, whatever
+    transport carried them. An HTTP proxy from the environment (``HTTPS_PROXY`` …) is honoured:
+    httpx uses env proxies only with its own transport, so ours is used only without one.
     """
     timeout = httpx2.Timeout(
         connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
     )
+    transport = None if trust_env and _env_proxies() else SchemeTransport(trust_env=trust_env)
     return httpx2.AsyncClient(
         timeout=timeout,
         follow_redirects=True,
         trust_env=trust_env,
-        transport=BodyLimitTransport(
-            SchemeTransport(trust_env=trust_env), max_error_body=limits.max_error_body_bytes
-        ),
+        event_hooks={"response": [bound_bodies(limits.max_error_body_bytes)]},
+        transport=transport,
     )
+
+
+def _env_proxies() -> bool:
+    """Whether the environment names an HTTP(S) proxy."""
+    from urllib.request import getproxies
+
+    return any(scheme in getproxies() for scheme in ("http", "https", "all"))
 
 
 def _timeout_seconds(exc: httpx2.TimeoutException, kind: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import httpx2
 
 from forge_cli import jsonsafe
-from forge_cli.backends._http import BodyLimitTransport
+from forge_cli.backends._http import bound_bodies
 from forge_cli.backends.knowledge_client import PathLike
 from forge_cli.errors import (
     AuthError,
@@ -75,13 +75,13 @@ class HttpKnowledgeClient:
         register_secret(key)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         headers["OpenAI-Beta"] = "assistants=v2"
-        bounded = BodyLimitTransport(
-            transport or httpx2.AsyncHTTPTransport(),
-            max_error_body=limits.max_error_body_bytes,
-            max_body=limits.max_response_bytes,
-        )
+        hook = bound_bodies(limits.max_error_body_bytes, limits.max_response_bytes)
         self._client = httpx2.AsyncClient(
-            base_url=self.name + "/", headers=headers, timeout=timeout, transport=bounded
+            base_url=self.name + "/",
+            headers=headers,
+            timeout=timeout,
+            transport=transport,
+            event_hooks={"response": [hook]},
         )
 
     async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
