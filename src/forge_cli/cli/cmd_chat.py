@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from typing import Any
 
 import click
 
 from forge_cli.cli.build import (
+    backend_overridden,
     build_backend,
     build_responder,
     build_store,
@@ -46,14 +46,16 @@ def _edit(initial: str) -> str:
     return click.edit(initial, extension=".md") or ""
 
 
-async def _run(settings: Settings, conversation: Conversation, store: ConversationStore) -> None:
+async def _run(
+    settings: Settings, conversation: Conversation, store: ConversationStore | None
+) -> None:
     from forge_cli.repl.session import ChatSession
 
     backend = build_backend(settings)
     interactive = sys.stdin.isatty()
     knowledge = None
     refresh: asyncio.Task[None] | None = None
-    if settings.api != "chat" and not os.environ.get("FORGE_TEST_BACKEND"):
+    if settings.api != "chat" and not backend_overridden(backend):
         knowledge = KnowledgeAdapter(lambda: build_knowledge_client(settings))
     try:
         session = ChatSession(
@@ -81,7 +83,7 @@ async def _run(settings: Settings, conversation: Conversation, store: Conversati
         resumed = f", {plural(len(conversation.turns), 'turn')}" if conversation.turns else ""
         session.say(f"forge chat · {conversation.id}{resumed} · /help for commands, Ctrl+D quits")
         await session.run(reader)
-        if session.conversation.turns:
+        if session.conversation.turns and store is not None:
             session.say(f"Saved. Resume with: forge chat --resume {session.conversation.id}")
     finally:
         if refresh is not None:
@@ -95,9 +97,12 @@ async def _run(settings: Settings, conversation: Conversation, store: Conversati
 @shared_options
 @click.option("--resume", "-r", metavar="ID", help="Resume a saved conversation.")
 @click.option("--continue", "-c", "cont", is_flag=True, help="Resume the latest conversation.")
-def chat(resume: str | None, cont: bool, **options: Any) -> None:
-    """Chat in the terminal. Conversations are saved after every turn."""
+@click.option("--no-save", is_flag=True, help="Incognito: save nothing of this chat.")
+def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
+    """Chat in the terminal. Conversations are saved after every turn (not with --no-save)."""
+    if no_save and (resume or cont):
+        raise UsageError("--no-save cannot resume a saved conversation")
     settings = settings_from_options(options)
     store = build_store()
     conversation = _pick(store, resume, cont, settings)
-    asyncio.run(_run(settings, conversation, store))
+    asyncio.run(_run(settings, conversation, None if no_save else store))
