@@ -89,3 +89,14 @@ def test_chat_no_save_is_incognito(forge: Forge, tmp_path: Path) -> None:
     assert "Hello there." in proc.stdout
     assert "Saved." not in proc.stdout
     assert _saved(tmp_path) == []
+
+
+def test_resuming_shows_the_last_exchanges(forge: Forge, tmp_path: Path) -> None:
+    with FakeChatServer() as server:
+        server.add(text_chunks("Paris."))
+        _ask(forge, server, "-m", "geo-model", "Capital of France?")
+        proc = forge("chat", "--api", "chat", "--base-url", server.base_url, "-c", input="/exit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "The last 1 exchange (/history for more):" in proc.stdout
+    assert "you> Capital of France?" in proc.stdout
+    assert "ai>  Paris." in proc.stdout

@@ -17,6 +17,7 @@ from forge_cli.cli.build import (
     build_view_factory,
     default_model,
     new_conversation,
+    runnable_settings,
 )
 from forge_cli.cli.main import EXIT_CODES_EPILOG
 from forge_cli.cli.options import settings_from_options, shared_options
@@ -122,7 +123,7 @@ def ask(
         raise UsageError("use either --continue or --conversation ID, not both")
     if no_save and (cont or conversation_id):
         raise UsageError("--no-save cannot continue a saved conversation")
-    settings = settings_from_options(options)
+    settings = runnable_settings(settings_from_options(options), _warn)
     text = read_question(question, sys.stdin, files)
     store = None if no_save else build_store()
     conversation = _conversation(settings, store, cont, conversation_id, options)
@@ -134,7 +135,16 @@ def ask(
     asyncio.run(_answer(settings, text, view, conversation, store))
 
 
-_CARRIED = ("model", "effort", "instructions", "tools", "vector_stores")
+_CARRIED = (
+    "model",
+    "effort",
+    "instructions",
+    "tools",
+    "vector_stores",
+    "temperature",
+    "top_p",
+    "max_output_tokens",
+)
 """Settings a continued conversation keeps unless the command line sets them again."""
 
 
@@ -163,3 +173,9 @@ def _conversation(
     if update:
         conversation.settings = conversation.settings.model_copy(update=update)
     return conversation
+
+
+def _warn(message: str) -> None:
+    from forge_cli.sanitize import sanitize_inline
+
+    click.echo(f"forge: warning: {sanitize_inline(message)}", err=True)
