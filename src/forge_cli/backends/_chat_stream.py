@@ -16,6 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from forge_cli import jsonsafe
 from forge_cli.protocol.events import StreamEvent
 
 __all__ = ["ChatStreamTranslator"]
@@ -315,7 +316,7 @@ def _is_repeat(accumulated: str, piece: str) -> bool:
     if not accumulated or piece != accumulated:
         return False
     try:
-        json.loads(piece)
+        jsonsafe.loads(piece)
     except ValueError:
         return False
     return True

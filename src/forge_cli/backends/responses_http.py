@@ -10,7 +10,6 @@ generator (or cancelling the task iterating it) closes the HTTP connection at on
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing
@@ -20,6 +19,7 @@ from urllib.parse import quote
 import httpx2
 
 from forge_cli.backends._http import (
+    BodyBudget,
     ErrorContext,
     RetryPolicy,
     Secret,
@@ -30,8 +30,11 @@ from forge_cli.backends._http import (
     send_with_retries,
 )
 from forge_cli.errors import ConfigError, ProtocolError
+from forge_cli.jsonsafe import loads as json_loads
+from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
 from forge_cli.protocol.events import TERMINAL_EVENTS, StreamEvent
 from forge_cli.protocol.request import Request
+from forge_cli.redact import register_secret
 from forge_cli.stream.sse import SSEDecoder
 
 if TYPE_CHECKING:
@@ -67,10 +70,13 @@ class ResponsesBackend:
         store: bool | None = None,
         client: httpx2.AsyncClient | None = None,
         sleep: SleepFunction = asyncio.sleep,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self.base_url = _normalise_base_url(base_url)
+        self.limits = limits
         self.api_key_env = api_key_env
         key = api_key if api_key is not None else _env_key(api_key_env)
+        register_secret(key)
         self._api_key = Secret(key) if key else None
         self._headers = dict(headers or {})
         self.connect_timeout = connect_timeout
@@ -80,7 +86,7 @@ class ResponsesBackend:
         self._sleep = sleep
         self._owns_client = client is None
         self._client = client or build_client(
-            connect_timeout=connect_timeout, read_timeout=read_timeout
+            connect_timeout=connect_timeout, read_timeout=read_timeout, limits=limits
         )
 
     def __repr__(self) -> str:
@@ -118,7 +124,7 @@ class ResponsesBackend:
             if _is_json(response):
                 yield await self._json_reply_event(response, ctx)
                 return
-            async with aclosing(_sse_events(response, ctx)) as events:
+            async with aclosing(_sse_events(response, ctx, self.limits)) as events:
                 async for event in events:
                     yield event
         finally:
@@ -179,13 +185,13 @@ class ResponsesBackend:
             self._client, request, policy=self.retry, ctx=ctx, sleep=self._sleep
         )
         try:
-            return await _read_json(response, ctx)
+            return await _read_json(response, ctx, self.limits)
         finally:
             await response.aclose()
 
     async def _json_reply_event(self, response: httpx2.Response, ctx: ErrorContext) -> StreamEvent:
         """A server that ignored ``stream: true`` sent the whole Response: one terminal event."""
-        data = await _read_json(response, ctx)
+        data = await _read_json(response, ctx, self.limits)
         if isinstance(data, dict) and (data.get("object") == "response" or "output" in data):
             return StreamEvent("response.completed", {"response": data})
         raise ProtocolError(f"{ctx.url} sent JSON that is not a Response instead of a stream")
@@ -255,14 +261,16 @@ def _is_json(response: httpx2.Response) -> bool:
 
 
 async def _sse_events(
-    response: httpx2.Response, ctx: ErrorContext
+    response: httpx2.Response, ctx: ErrorContext, limits: Limits = DEFAULT_LIMITS
 ) -> AsyncGenerator[StreamEvent, None]:
     """The body decoded as SSE events (the same decoder as :func:`aiter_sse_events`).
 
     A transport failure becomes our error, unless the server had already sent a terminal event:
-    a connection dropped after ``response.completed`` lost nothing.
+    a connection dropped after ``response.completed`` lost nothing. The decoded size, each line
+    and each event are bounded by ``limits``.
     """
-    decoder = SSEDecoder()
+    decoder = SSEDecoder(max_event=limits.max_event_bytes, max_depth=limits.max_json_depth)
+    budget = BodyBudget(ctx.url, limits.max_response_bytes)
     finished = False
     chunks = response.aiter_bytes()
     while True:
@@ -274,7 +282,7 @@ async def _sse_events(
             if finished:
                 return
             raise map_transport_error(exc, ctx, "stream") from exc
-        for event in decoder.feed(chunk):
+        for event in decoder.feed(budget.add(chunk)):
             finished = finished or event.type in TERMINAL_EVENTS
             yield event
         if decoder.done:
@@ -283,18 +291,24 @@ async def _sse_events(
         yield event
 
 
-async def _read_json(response: httpx2.Response, ctx: ErrorContext) -> Any:
+async def _read_json(
+    response: httpx2.Response, ctx: ErrorContext, limits: Limits = DEFAULT_LIMITS
+) -> Any:
     chunks: list[bytes] = []
     size = 0
+    limit = min(_MAX_JSON_BODY, limits.max_response_bytes)
     try:
         async for chunk in response.aiter_bytes():
             chunks.append(chunk)
             size += len(chunk)
-            if size > _MAX_JSON_BODY:
-                raise ProtocolError(f"the reply from {ctx.url} is larger than 32 MiB")
+            if size > limit:
+                raise ProtocolError(
+                    f"the reply from {ctx.url} is larger than {describe_bytes(limit)}",
+                    hint="raise limits.max_response_mb (FORGE_MAX_RESPONSE_MB) if it is trusted",
+                )
     except httpx2.HTTPError as exc:
         raise map_transport_error(exc, ctx, "stream") from exc
     try:
-        return json.loads(b"".join(chunks))
+        return json_loads(b"".join(chunks), max_depth=limits.max_json_depth)
     except ValueError as exc:
-        raise ProtocolError(f"{ctx.url} did not return valid JSON") from exc
+        raise ProtocolError(f"{ctx.url} did not return valid JSON ({exc})") from exc

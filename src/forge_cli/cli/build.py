@@ -36,6 +36,7 @@ __all__ = [
     "DEFAULT_BASE_URLS",
     "BackendOverride",
     "agent_config",
+    "apply_process_limits",
     "backend_overridden",
     "build_backend",
     "build_responder",
@@ -83,6 +84,7 @@ def backend_overridden(backend: Backend) -> bool:
 
 def build_backend(settings: Settings) -> Backend:
     """The backend the settings ask for (or the installed override's)."""
+    apply_process_limits(settings)
     if _override is not None:
         backend = _override(settings)
         if backend is not None:
@@ -104,6 +106,7 @@ def build_backend(settings: Settings) -> Backend:
             api_key_env=key_env,
             read_timeout=settings.timeout,
             store=settings.store,
+            limits=settings.limits(),
         )
     from forge_cli.backends.chat_completions import ChatCompletionsBackend
 
@@ -112,7 +115,16 @@ def build_backend(settings: Settings) -> Backend:
         api_key=settings.api_key,
         api_key_env=key_env,
         timeout=settings.timeout,
+        limits=settings.limits(),
     )
+
+
+def apply_process_limits(settings: Settings) -> None:
+    """Limits that hold for the whole process: the JSON nesting limit of every parse of
+    untrusted JSON (server events, tool arguments, ``forge serve`` request bodies)."""
+    from forge_cli.jsonsafe import set_max_depth
+
+    set_max_depth(settings.limits_max_json_depth)
 
 
 def new_conversation(settings: Settings) -> Conversation:

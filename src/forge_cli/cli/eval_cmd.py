@@ -89,7 +89,9 @@ def _print(report: EvalReport, data: Dataset, as_json: bool) -> None:
         from forge_cli.sanitize import json_dumps_safe
 
         document = report_document(report, dataset=data.source, problems=data.problems)
-        click.echo(json_dumps_safe(document, indent=2))
+        from forge_cli.redact import redact
+
+        click.echo(redact(json_dumps_safe(document, indent=2)))
     else:
         from forge_cli.render.eval_report import print_eval_report
 

@@ -44,6 +44,7 @@ def build_knowledge_client(settings: Settings) -> KnowledgeClient:
         api_key_env=settings.api_key_env or "FORGE_API_KEY",
         api_key=settings.api_key,
         timeout=settings.timeout,
+        limits=settings.limits(),
     )
 
 

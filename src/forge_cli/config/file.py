@@ -73,7 +73,12 @@ class ConfigFile:
             raise ConfigError(f"cannot read config file {path}: {exc}") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
-        return cls._from_raw(path, raw)
+        except RecursionError:
+            raise _too_deep(path) from None
+        try:
+            return cls._from_raw(path, raw)
+        except RecursionError:
+            raise _too_deep(path) from None
 
     @classmethod
     def _from_raw(cls, path: Path, raw: dict[str, Any]) -> ConfigFile:
@@ -148,6 +153,13 @@ class ConfigFile:
     def save(self) -> None:
         """Write the file atomically with mode 0600 (it may hold an API key)."""
         atomic_write_private(self.path, dumps(self.to_document(include_secrets=True)))
+
+
+def _too_deep(path: Path) -> ConfigError:
+    return ConfigError(
+        f"config file {path} nests arrays or tables too deeply",
+        hint="a Forge config needs at most [profiles.NAME.SECTION]",
+    )
 
 
 def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:

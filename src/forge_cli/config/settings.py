@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from forge_cli.errors import ConfigError
+from forge_cli.limits import DEFAULT_LIMITS, KIB, MIB, Limits
 
 __all__ = [
     "API_KINDS",
@@ -94,6 +95,19 @@ class Settings:
     engine_embeddings_base_url: str | None = None
     engine_embeddings_model: str | None = None
     engine_embeddings_api_key_env: str | None = None
+    limits_max_response_mb: int = DEFAULT_LIMITS.max_response_bytes // MIB
+    limits_max_event_mb: int = DEFAULT_LIMITS.max_event_bytes // MIB
+    limits_max_error_body_kb: int = DEFAULT_LIMITS.max_error_body_bytes // KIB
+    limits_max_json_depth: int = DEFAULT_LIMITS.max_json_depth
+
+    def limits(self) -> Limits:
+        """The bounds on what a server may send (``limits.*``, ``docs/security.md``)."""
+        return Limits(
+            max_response_bytes=self.limits_max_response_mb * MIB,
+            max_event_bytes=self.limits_max_event_mb * MIB,
+            max_error_body_bytes=self.limits_max_error_body_kb * KIB,
+            max_json_depth=self.limits_max_json_depth,
+        )
 
     def public_dict(self) -> dict[str, Any]:
         """Every setting by its key name (``engine.searxng_url``) as plain data, with secrets
@@ -153,6 +167,16 @@ def _positive_int(value: Any) -> int:
     if number < 1 or str(value).strip() not in (str(number), f"+{number}"):
         raise ValueError("expected a positive integer")
     return number
+
+
+def _bounded_int(low: int, high: int) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        number = _positive_int(value)
+        if not low <= number <= high:
+            raise ValueError(f"expected an integer from {low} to {high}")
+        return number
+
+    return check
 
 
 def _positive_float(value: Any) -> float:
@@ -328,6 +352,30 @@ KEYS: dict[str, KeySpec] = {
             _env_name,
             "FORGE_EMBEDDINGS_API_KEY_ENV",
             "local store: env var holding the embeddings key",
+        ),
+        KeySpec(
+            "limits.max_response_mb",
+            _bounded_int(1, 1024 * 1024),
+            "FORGE_MAX_RESPONSE_MB",
+            "largest reply a server may send, decompressed, in MiB",
+        ),
+        KeySpec(
+            "limits.max_event_mb",
+            _bounded_int(1, 1024),
+            "FORGE_MAX_EVENT_MB",
+            "largest stream line or event a server may send, in MiB",
+        ),
+        KeySpec(
+            "limits.max_error_body_kb",
+            _bounded_int(1, 1024 * 1024),
+            "FORGE_MAX_ERROR_BODY_KB",
+            "how much of an error reply is read, in KiB",
+        ),
+        KeySpec(
+            "limits.max_json_depth",
+            _bounded_int(1, 5000),
+            "FORGE_MAX_JSON_DEPTH",
+            "deepest JSON nesting accepted from servers, tools and requests",
         ),
     )
 }

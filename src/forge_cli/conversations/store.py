@@ -6,16 +6,17 @@ it never breaks the listing (shell_gpt PR #786: one truncated chat file crashed 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from forge_cli import jsonsafe
 from forge_cli.config.file import atomic_write_private
 from forge_cli.conversations.model import FORMAT, Conversation
 from forge_cli.errors import NotFoundError, UsageError
+from forge_cli.redact import redact
 
 __all__ = ["ConversationStore", "Listing"]
 
@@ -43,13 +44,13 @@ class ConversationStore:
         return self.root / f"{conversation_id}.json"
 
     def save(self, conversation: Conversation) -> Path:
-        """Write ``conversation`` atomically (temp file + ``os.replace``)."""
+        """Write ``conversation`` atomically (temp file + ``os.replace``), keys redacted."""
         path = self.path_for(conversation.id)
-        atomic_write_private(path, conversation.model_dump_json(indent=2))
+        atomic_write_private(path, redact(conversation.model_dump_json(indent=2)))
         return path
 
     def _read(self, path: Path) -> Conversation:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = jsonsafe.loads(path.read_text(encoding="utf-8"))
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
             raise ValueError(f"not a Forge conversation (format {FORMAT} expected)")
         return Conversation.model_validate(raw)

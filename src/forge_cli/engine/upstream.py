@@ -15,10 +15,10 @@ which the executor's result-only interface cannot carry.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from forge_cli import jsonsafe
 from forge_cli.backends.chat_completions import ChatCompletionsBackend
 from forge_cli.engine.answerer import AnswerContext
 from forge_cli.engine.config import UpstreamConfig
@@ -242,7 +242,7 @@ async def _dispatch(
 ) -> AsyncIterator[StreamEvent]:
     """Run one hosted call; bad arguments become an error result for the model."""
     try:
-        args = json.loads(call["arguments"] or "{}")
+        args = jsonsafe.loads(call["arguments"] or "{}")
     except ValueError:
         args = None
     if not isinstance(args, dict):

@@ -7,11 +7,11 @@ server item kind is shown generically instead of breaking the stream.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Discriminator, Field, Tag
 
+from forge_cli import jsonsafe
 from forge_cli.protocol._base import WireModel, type_tag
 from forge_cli.protocol.content import (
     ContentPart,
@@ -172,7 +172,7 @@ class FunctionCall(_Item):
     def parsed_arguments(self) -> dict[str, Any] | None:
         """The arguments as a dict, or ``None`` when they are not a JSON object."""
         try:
-            value = json.loads(self.arguments or "{}")
+            value = jsonsafe.loads(self.arguments or "{}")
         except ValueError:
             return None
         return value if isinstance(value, dict) else None

@@ -15,6 +15,7 @@ from forge_cli.protocol.citations import Citation, CitationNumbering, collect_ci
 from forge_cli.protocol.guards import is_message, is_reasoning
 from forge_cli.protocol.loop_events import LoopEvent, event_payload
 from forge_cli.protocol.response import Response
+from forge_cli.redact import redact
 from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.document import answer_document, item_document
 from forge_cli.render.glyphs import UNICODE
@@ -84,7 +85,7 @@ class JsonRenderer:
         self.clock.close(self.clock.now())
         doc = self.document(final, interrupted=interrupted, error=error, status=status)
         self._finished = True
-        self.stdout.write(json_dumps_safe(doc, indent=2) + "\n")
+        self.stdout.write(redact(json_dumps_safe(doc, indent=2)) + "\n")
         self.stdout.flush()
 
 
@@ -120,7 +121,7 @@ class JsonlRenderer(JsonRenderer):
         self._done: set[int] = set()
 
     def _emit(self, kind: str, payload: dict[str, Any]) -> None:
-        self.stdout.write(json_dumps_safe({"type": kind, "payload": payload}) + "\n")
+        self.stdout.write(redact(json_dumps_safe({"type": kind, "payload": payload})) + "\n")
 
     def on_snapshot(self, response: Response) -> None:
         """Emit what changed since the previous snapshot."""

@@ -72,6 +72,8 @@ class SnapshotBuilder:
         self.error: ResponseError | None = None
         """The error the server reported, if any."""
         self.diagnostics = StreamDiagnostics()
+        self.valid_events = 0
+        """Events that were neither invalid frames nor the end marker."""
 
     # -- public -----------------------------------------------------------------------------
 
@@ -90,6 +92,8 @@ class SnapshotBuilder:
         self.diagnostics.events += 1
         kind = EVENT_ALIASES.get(event.type, event.type)
         data = event.data
+        if kind not in (INVALID_EVENT, "done"):
+            self.valid_events += 1
         if self._is_duplicate(kind, data):
             return self._snapshot
         if self.terminal is not None and kind not in ("done", "error"):
@@ -113,6 +117,19 @@ class SnapshotBuilder:
             self._base = self._base.model_copy(update={"status": "incomplete"})
             self._snapshot = self._base.model_copy(update={"output": list(self._items)})
         return self._snapshot
+
+    def end_problem(self) -> str | None:
+        """Why the finished stream cannot be trusted as a whole answer, or ``None``.
+
+        A stream that carried no valid event, or that ended without its terminal event (the
+        connection closed cleanly mid-answer), is a failure: the caller raises it so the exit
+        code says so, while the partial answer stays shown and saved.
+        """
+        if self.valid_events == 0:
+            return "the server's stream carried no valid event"
+        if self.terminal is None:
+            return "the stream ended before the answer finished (no terminal event)"
+        return None
 
     # -- dispatch ---------------------------------------------------------------------------
 
