@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from forge_cli.config.paths import config_path
-from forge_cli.config.settings import KEYS, SECRET_KEYS, parse_value
+from forge_cli.config.settings import KEYS, LIST_KEYS, SECRET_KEYS, parse_value
 from forge_cli.config.toml_write import dumps
 from forge_cli.errors import ConfigError
 
@@ -94,6 +94,7 @@ class ConfigFile:
             if not isinstance(table, dict):
                 raise ConfigError(f"profile {name!r} in {path} must be a table")
             source = f"profile {name!r} of {path}"
+            _check_lists(_flatten(table), source)
             profiles[name] = {
                 k: parse_value(k, v, source=source) for k, v in _flatten(table).items()
             }
@@ -148,6 +149,18 @@ class ConfigFile:
     def save(self) -> None:
         """Write the file atomically with mode 0600 (it may hold an API key)."""
         atomic_write_private(self.path, dumps(self.to_document(include_secrets=True)))
+
+
+def _check_lists(table: dict[str, Any], source: str) -> None:
+    """A list setting written as a string (``tools = "file-search"``) is refused: the file's
+    types are exact, and a string here is almost always a forgotten pair of brackets."""
+    for key, value in table.items():
+        if key in LIST_KEYS and not isinstance(value, list):
+            example = f'{key.rpartition(".")[2]} = ["{value}"]' if isinstance(value, str) else ""
+            raise ConfigError(
+                f"bad value for {key} in {source}: expected a list of strings",
+                hint=f"write {example}" if example else None,
+            )
 
 
 def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
