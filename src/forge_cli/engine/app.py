@@ -130,9 +130,7 @@ def create_app(
     ``guard`` sets the Host, Origin and body-size checks (:mod:`forge_cli.engine.guard`); the
     default is a loopback server on any port with the default limits.
     """
-    policy = guard or GuardPolicy(
-        max_upload_bytes=engine.store.max_file_bytes + MULTIPART_SLACK
-    )
+    policy = guard or GuardPolicy(max_upload_bytes=engine.store.max_file_bytes + MULTIPART_SLACK)
     middleware = [Middleware(RequestGuard, policy=policy)]
     if token:
         middleware.append(Middleware(_BearerAuth, token=token))

@@ -112,11 +112,11 @@ class GuardPolicy:
         bound = split_host(self.host)[0]
         if name == bound:
             return True
-        if _is_loopback(bound) or bound in _WILDCARDS:
-            # A loopback bind answers to every loopback spelling; a wildcard bind to any address
-            # literal (an IP in Host cannot be rebound by DNS).
-            if name in _LOOPBACK_NAMES or _is_loopback(name):
-                return True
+        # A loopback bind answers to every loopback spelling; a wildcard bind to any address
+        # literal (an IP in Host cannot be rebound by DNS).
+        local_bind = _is_loopback(bound) or bound in _WILDCARDS
+        if local_bind and (name in _LOOPBACK_NAMES or _is_loopback(name)):
+            return True
         return bound in _WILDCARDS and _is_ip(name)
 
     def _port_matches(self, port: int | None) -> bool:
@@ -208,8 +208,9 @@ class RequestGuard:
         limit = policy.body_limit(method, str(scope.get("path", "")))
         length = _header(scope, b"content-length")
         if length is not None and length.strip().isdigit() and int(length) > limit:
-            await error_response(413, _too_large_message(limit), "invalid_request_error",
-                                 code="request_too_large")(scope, receive, send)
+            await error_response(
+                413, _too_large_message(limit), "invalid_request_error", code="request_too_large"
+            )(scope, receive, send)
             return
         await self._bounded(scope, receive, send, limit, origin if cors else None)
 
