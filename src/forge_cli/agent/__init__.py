@@ -27,6 +27,7 @@ from forge_cli.agent.events import (
     Notice,
     RunResult,
     RunStatus,
+    ToolPrinted,
 )
 from forge_cli.agent.factory import Agent, DriverKind, build_agent
 from forge_cli.agent.loop import DEFAULT_MAX_ITERATIONS, AgentLoop
@@ -53,6 +54,7 @@ __all__ = [
     "RunResult",
     "RunStatus",
     "ToolCallingDriver",
+    "ToolPrinted",
     "TurnResult",
     "TurnUpdate",
     "annotate_citations",

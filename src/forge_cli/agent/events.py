@@ -26,6 +26,7 @@ __all__ = [
     "Notice",
     "RunResult",
     "RunStatus",
+    "ToolPrinted",
 ]
 
 RunStatus = Literal["completed", "iteration_limit", "blocked", "incomplete"]
@@ -80,6 +81,16 @@ class Notice:
     level: Literal["info", "warning"] = "warning"
 
 
+@dataclass(frozen=True, slots=True)
+class ToolPrinted:
+    """A tool wrote to stdout/stderr while it ran; the text was captured (never sent to the
+    model, never mixed into ``--json``) and is shown to the user as a notice."""
+
+    name: str
+    message: str
+    type: str = "tool.printed"
+
+
 @dataclass(frozen=True)
 class RunResult:
     """How a run ended: the final snapshot, the status and the items to keep as history."""
@@ -113,6 +124,7 @@ LoopEvent = (
     | DriverRetry
     | EvaluatorDecision
     | Notice
+    | ToolPrinted
     | LoopFinished
 )
 

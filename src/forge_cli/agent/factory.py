@@ -26,7 +26,7 @@ from forge_cli.protocol.tools import FileSearchTool, FunctionTool, ListDocuments
 from forge_cli.tools.approval import ApprovalHook, ApprovalPolicy, Approver
 from forge_cli.tools.base import BaseTool
 from forge_cli.tools.builtin.knowledge import KnowledgeToolkit
-from forge_cli.tools.executor import DEFAULT_TOOL_TIMEOUT, ToolExecutor
+from forge_cli.tools.executor import DEFAULT_MAX_RESULT_CHARS, DEFAULT_TOOL_TIMEOUT, ToolExecutor
 from forge_cli.tools.hooks import AfterHook, BeforeHook
 from forge_cli.tools.loader import load_functions
 from forge_cli.tools.toolset import ToolSet
@@ -83,6 +83,7 @@ def build_agent(
     output_model: str | None = None,
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     client_side_hosted_tools: bool | None = None,
+    max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
 ) -> Agent:
     """Wire everything for one run. ``approver=None`` means a non-interactive run.
 
@@ -109,7 +110,11 @@ def build_agent(
         )
     hooks: list[BeforeHook] = [*before_hooks, ApprovalHook(policy, toolset, approver)]
     executor = ToolExecutor(
-        toolset, before_hooks=hooks, after_hooks=after_hooks, timeout=tool_timeout
+        toolset,
+        before_hooks=hooks,
+        after_hooks=after_hooks,
+        timeout=tool_timeout,
+        max_result_chars=max_result_chars,
     )
     chosen = _driver(
         driver,

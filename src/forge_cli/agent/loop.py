@@ -30,6 +30,7 @@ from forge_cli.agent.events import (
     Notice,
     RunResult,
     RunStatus,
+    ToolPrinted,
 )
 from forge_cli.agent.state import AgentState
 from forge_cli.backends.base import Backend
@@ -139,7 +140,7 @@ class AgentLoop:
 
     async def _execute(
         self, run_id: str, state: AgentState, calls: Sequence[FunctionCall]
-    ) -> AsyncIterator[Response | ToolEvent | ExecutionReport]:
+    ) -> AsyncIterator[Response | ToolEvent | ToolPrinted | ExecutionReport]:
         """Run the calls; yield live events and snapshots, then the report."""
         ids = {call.call_id for call in calls}
         _set_status(state, ids, "in_progress")
@@ -165,6 +166,10 @@ class AgentLoop:
             _set_status(state, {result.call_id}, _STATUS_OF_RESULT[result.status])
             state.items.append(_output_item(result))
             state.results.append(result)
+            if result.printed:
+                printed = result.printed.strip()
+                message = f"tool {result.name} printed (not sent to the model): {printed}"
+                yield ToolPrinted(result.name, message)
         yield self._snapshot(run_id, state, [], None)
         yield report
 

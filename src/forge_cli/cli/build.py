@@ -183,6 +183,7 @@ def build_responder(settings: Settings, backend: Backend, *, interactive: bool) 
         assume_yes=settings.yes,
         approver=TerminalApprover(sys.stdin, sys.stderr) if interactive else None,
         knowledge_store=store,
+        max_result_chars=settings.tools_max_result_chars,
     )
 
 

@@ -21,7 +21,7 @@ from forge_cli.render.events import as_event_dict
 from forge_cli.render.glyphs import UNICODE
 from forge_cli.render.settle import settled
 from forge_cli.render.timing import Clock, ItemClock
-from forge_cli.sanitize import json_dumps_safe
+from forge_cli.sanitize import json_dumps_safe, sanitize_inline
 
 __all__ = ["JsonRenderer", "JsonlRenderer"]
 
@@ -29,8 +29,11 @@ __all__ = ["JsonRenderer", "JsonlRenderer"]
 class JsonRenderer:
     """Collects snapshots; prints one JSON document at the end."""
 
-    def __init__(self, stdout: TextIO, *, clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self, stdout: TextIO, *, clock: Clock = time.monotonic, stderr: TextIO | None = None
+    ) -> None:
         self.stdout = stdout
+        self.stderr = stderr
         self.clock = ItemClock(clock)
         self._last: Response | None = None
         self._citations: list[Citation] = []
@@ -49,7 +52,14 @@ class JsonRenderer:
         _observe(self.clock, response, final=False)
 
     def on_event(self, event: Mapping[str, Any] | object) -> None:
-        """Agent-loop events are not part of the single document."""
+        """Agent-loop events are not part of the single document; what a tool printed is shown
+        on stderr (sanitised), so it never breaks the document on stdout."""
+        if self.stderr is None or self._finished:
+            return
+        data = as_event_dict(event)
+        if data["type"] == "tool.printed":
+            self.stderr.write(sanitize_inline(str(data.get("message", ""))) + "\n")
+            self.stderr.flush()
 
     def tick(self) -> bool:
         """Nothing to redraw: JSON is written when the answer ends (JSONL per event)."""
@@ -111,8 +121,10 @@ class JsonlRenderer(JsonRenderer):
     fields); ``answer`` (payload = the forge.answer/v1 document).
     """
 
-    def __init__(self, stdout: TextIO, *, clock: Clock = time.monotonic) -> None:
-        super().__init__(stdout, clock=clock)
+    def __init__(
+        self, stdout: TextIO, *, clock: Clock = time.monotonic, stderr: TextIO | None = None
+    ) -> None:
+        super().__init__(stdout, clock=clock, stderr=stderr)
         self._started = False
         self._seen: dict[int, tuple[str | None, str | None]] = {}
         self._texts: dict[int, str] = {}

@@ -67,6 +67,7 @@ def agent_responder(
     assume_yes: bool,
     approver: Any = None,
     knowledge_store: Callable[[], Any] | None = None,
+    max_result_chars: int | None = None,
 ) -> Responder:
     """A responder that runs the agent loop (client-side tools, approval, iteration limit).
 
@@ -74,6 +75,7 @@ def agent_responder(
     after the final snapshot was yielded, so the partial answer is shown and kept.
     """
     from forge_cli.agent import LoopFinished, build_agent
+    from forge_cli.tools.executor import DEFAULT_MAX_RESULT_CHARS
 
     async def respond(request: Request) -> AsyncIterator[Response | object]:
         agent = build_agent(
@@ -84,6 +86,7 @@ def agent_responder(
             assume_yes=assume_yes,
             approver=approver,
             knowledge_store=knowledge_store() if knowledge_store is not None else None,
+            max_result_chars=max_result_chars or DEFAULT_MAX_RESULT_CHARS,
         )
         async for update in agent.run():
             if isinstance(update, LoopFinished):
