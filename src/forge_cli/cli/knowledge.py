@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from forge_cli.config import Settings
-from forge_cli.errors import KnowledgeError, NotFoundError, UsageError
+from forge_cli.errors import Interrupted, KnowledgeError, NotFoundError, UsageError
 from forge_cli.repl.knowledge import (
     DocumentInfo,
     ProgressFn,
@@ -17,6 +17,7 @@ from forge_cli.repl.knowledge import (
     SearchHit,
     UploadResult,
     VectorStoreInfo,
+    result_line,
 )
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "build_knowledge_client",
     "check_upload_paths",
     "fail_if_rejected",
+    "raise_interrupted",
     "upload_result",
     "upload_with_progress",
 ]
@@ -151,7 +153,25 @@ async def upload_with_progress(
     """Upload with a progress bar on a terminal's stderr; one result per file."""
     with ProgressLine(sys.stderr) as progress:
         report = await client.upload_files(list(paths), vector_store_id=store_id, progress=progress)
-    return [upload_result(result) for result in report.results]
+    results = [upload_result(result) for result in report.results]
+    if getattr(report, "interrupted", False):
+        raise_interrupted(results, int(getattr(report, "not_started", 0)), store_id)
+    return results
+
+
+def raise_interrupted(
+    results: Sequence[UploadResult], not_started: int, store_id: str | None
+) -> None:
+    """Ctrl+C stopped a batch: list the files settled so far (they are kept) on stderr, then
+    raise :class:`Interrupted` (exit 130) with a summary naming the store."""
+    for result in results:
+        print(result_line(result), file=sys.stderr)
+    kept = sum(1 for r in results if r.ok)
+    where = f" in {store_id}" if store_id else ""
+    raise Interrupted(
+        f"interrupted: {kept} file(s) added{where} and kept, "
+        f"{len(results) - kept} rejected, {not_started} not started"
+    )
 
 
 def fail_if_rejected(results: Sequence[UploadResult]) -> None:

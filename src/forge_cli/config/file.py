@@ -31,6 +31,7 @@ from forge_cli.config.paths import config_path
 from forge_cli.config.settings import KEYS, LIST_KEYS, SECRET_KEYS, parse_value
 from forge_cli.config.toml_write import dumps
 from forge_cli.errors import ConfigError
+from forge_cli.privacy import private_dir
 
 __all__ = ["ConfigFile", "atomic_write_private"]
 
@@ -38,8 +39,9 @@ _TOP_LEVEL = ("default_profile", "profiles")
 
 
 def atomic_write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file + ``os.replace``), mode 0600."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``text`` to ``path`` atomically (temp file + ``os.replace``), mode 0600 (a missing
+    directory is created 0700)."""
+    private_dir(path.parent, tighten=False)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o600)

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from forge_cli.config.file import atomic_write_private
 from forge_cli.conversations.model import FORMAT, Conversation
 from forge_cli.errors import NotFoundError, UsageError
+from forge_cli.privacy import private_dir
 
 __all__ = ["ConversationStore", "Listing"]
 
@@ -45,6 +46,7 @@ class ConversationStore:
     def save(self, conversation: Conversation) -> Path:
         """Write ``conversation`` atomically (temp file + ``os.replace``)."""
         path = self.path_for(conversation.id)
+        private_dir(self.root)  # conversations are private: 0700, tightened if needed
         atomic_write_private(path, conversation.model_dump_json(indent=2))
         return path
 
