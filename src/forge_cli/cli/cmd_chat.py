@@ -99,4 +99,7 @@ def chat(resume: str | None, cont: bool, **options: Any) -> None:
     settings = settings_from_options(options)
     store = build_store()
     conversation = _pick(store, resume, cont, settings)
-    asyncio.run(_run(settings, conversation, store))
+    with store.open_for_writing(conversation.id):
+        if conversation.turns:  # re-read under the lock: the last holder may have added turns
+            conversation = store.load(conversation.id)
+        asyncio.run(_run(settings, conversation, store))

@@ -3,13 +3,14 @@ batch-upload steps ``forge vs``/``forge files`` share (progress bar, per-file re
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from forge_cli.config import Settings
-from forge_cli.errors import Interrupted, KnowledgeError, NotFoundError, UsageError
+from forge_cli.errors import ForgeError, Interrupted, KnowledgeError, NotFoundError, UsageError
 from forge_cli.repl.knowledge import (
     DocumentInfo,
     ProgressFn,
@@ -27,6 +28,7 @@ __all__ = [
     "check_upload_paths",
     "fail_if_rejected",
     "raise_interrupted",
+    "upload_into_new_store",
     "upload_result",
     "upload_with_progress",
 ]
@@ -157,6 +159,23 @@ async def upload_with_progress(
     if getattr(report, "interrupted", False):
         raise_interrupted(results, int(getattr(report, "not_started", 0)), store_id)
     return results
+
+
+async def upload_into_new_store(
+    client: Any, paths: Sequence[str], store_id: str
+) -> list[UploadResult]:
+    """:func:`upload_with_progress` into a store just created: if the store itself fails (disk
+    full, read-only) and nothing went in, the empty store is deleted, not left behind."""
+    try:
+        return await upload_with_progress(client, paths, store_id)
+    except Interrupted:
+        raise
+    except ForgeError:
+        with contextlib.suppress(ForgeError):
+            store = await client.get_vector_store(store_id)
+            if not store.file_counts.total:
+                await client.delete_vector_store(store_id)
+        raise
 
 
 def raise_interrupted(
