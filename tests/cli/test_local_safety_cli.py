@@ -43,3 +43,117 @@ def test_env_and_config_set_still_take_comma_lists(forge: Forge, tmp_path: Path)
     text = (tmp_path / "config.toml").read_text(encoding="utf-8")
     assert 'tools = ["file-search", "web-search"]' in text
     assert forge("config", "show").returncode == 0
+
+
+def test_pypdf_warnings_do_not_reach_stderr(forge: Forge, tmp_path: Path) -> None:
+    from knowledge.knowledge_helpers import make_pdf
+
+    data = make_pdf(["the lighthouse keeper trims the wick"])
+    cut = data.rindex(b"startxref")
+    damaged = data[:cut] + b"startxref\n12345\n%%EOF\n"  # pypdf repairs it, and complains
+    (tmp_path / "damaged.pdf").write_bytes(damaged)
+    proc = forge("files", "upload", str(tmp_path / "damaged.pdf"))
+    assert proc.returncode == 0, proc.stderr
+    assert "startxref" not in proc.stderr
+    assert "damaged.pdf" in proc.stdout + proc.stderr
+
+
+def test_a_second_chat_on_one_conversation_is_refused(forge: Forge, tmp_path: Path) -> None:
+    from forge_cli.conversations import Conversation, ConversationStore
+
+    store = ConversationStore(tmp_path / "data" / "conversations")
+    conversation = Conversation()
+    store.save(conversation)
+    with store.open_for_writing(conversation.id):  # another forge chat holds it
+        proc = forge("chat", "--resume", conversation.id)
+    assert proc.returncode == 2
+    assert f"conversation {conversation.id} is open in another forge chat" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    free = forge("chat", "--resume", conversation.id, env={"FORGE_TEST_BACKEND": ""})
+    assert "open in another forge chat" not in free.stderr
+
+
+INTERRUPT_DRIVER = """
+import sys
+
+import forge_cli.knowledge.batch as batch
+
+batch.BATCH_BYTES = 1  # commit every file on its own, so the first commit comes early
+original = batch._BatchWriter._report
+
+
+def report(self):
+    before = self._reported
+    original(self)
+    if before == 0 and self._reported and self._total == 400:  # not the forge-docs seeding
+        print("FIRST FILE COMMITTED", file=sys.__stderr__, flush=True)
+        sys.stdin.readline()  # the test sends SIGINT, then a line: the ingest goes on from here
+
+
+batch._BatchWriter._report = report
+from forge_cli.cli.main import main
+
+main(sys.argv[1:])
+"""
+
+
+def test_ctrl_c_stops_an_ingest_after_the_current_file(tmp_path: Path) -> None:
+    """SIGINT once the first file is committed: exit 130, the committed files are kept and the
+    summary names the store (synchronised on output, not on time)."""
+    import json
+    import os
+    import signal
+    import sys
+
+    tree = tmp_path / "notes"
+    tree.mkdir()
+    for n in range(400):
+        (tree / f"{n:04d}.md").write_text(f"# Note {n}\n\nUnique words number{n} here.\n")
+    driver = tmp_path / "driver.py"
+    driver.write_text(INTERRUPT_DRIVER)
+    env = {
+        **os.environ,
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, str(driver), "vs", "create", "notes", str(tree)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert line.strip() == "FIRST FILE COMMITTED", line
+        proc.send_signal(signal.SIGINT)
+        _stdout, stderr = proc.communicate("go\n", timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    summary = [ln for ln in stderr.splitlines() if "interrupted:" in ln]
+    assert len(summary) == 1, stderr
+    assert " in vs_" in summary[0]
+    assert "not started" in summary[0]
+    not_started = int(summary[0].split(" rejected, ")[1].split(" not started")[0])
+    assert not_started > 0
+    added = [ln for ln in stderr.splitlines() if ln.startswith("ok ")]
+    assert added
+    listing = subprocess.run(
+        [sys.executable, "-m", "forge_cli.cli", "vs", "list", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+        check=True,
+    )
+    stores = json.loads(listing.stdout)
+    stores = stores["data"] if isinstance(stores, dict) else stores
+    notes = [s for s in stores if s["name"] == "notes"]
+    assert notes[0]["file_counts"]["total"] == len(added)
+    assert len(added) + not_started <= 400

@@ -168,9 +168,11 @@ def test_a_second_writer_of_a_conversation_is_refused(tmp_path: Path) -> None:
     conversation = Conversation()
     store.save(conversation)
     with store.open_for_writing(conversation.id):
-        with pytest.raises(UsageError, match="open in another forge chat") as caught:
-            with store.open_for_writing(conversation.id):
-                pass
+        with (
+            pytest.raises(UsageError, match="open in another forge chat") as caught,
+            store.open_for_writing(conversation.id),
+        ):
+            pass
         assert str(os.getpid()) in caught.value.one_line()
     with store.open_for_writing(conversation.id):  # released: free again
         pass

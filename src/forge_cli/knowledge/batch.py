@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -171,6 +172,10 @@ class _BatchWriter:
                 self._progress(self._reported, self._total, result.filename)
 
 
+def _never() -> bool:
+    return False
+
+
 class IngestOps(StoreBase):
     """Adding files from memory or disk, singly or in batches."""
 
@@ -246,7 +251,7 @@ class IngestOps(StoreBase):
             _Source(p.name, str(p), partial(self._prepare_path, p), skipped)
             for p, skipped in walk_paths(paths)
         ]
-        return self._ingest(sources, vector_store_id, attrs, progress)
+        return self._ingest(sources, vector_store_id, attrs, progress, interruptible=True)
 
     def _ingest(
         self,
@@ -254,10 +259,14 @@ class IngestOps(StoreBase):
         vector_store_id: str | None,
         attributes: Attributes,
         progress: ProgressCallback | None,
+        *,
+        interruptible: bool = False,
     ) -> BatchReport:
+        """Prepare and write ``sources``. ``interruptible`` (a user's files from disk): Ctrl+C
+        stops after the current file, and what was prepared is committed."""
         writer = _BatchWriter(self._db, vector_store_id, attributes, progress, len(sources))
         not_started = 0
-        with stop_on_interrupt() as stop_requested:
+        with stop_on_interrupt() if interruptible else nullcontext(_never) as stop_requested:
             for index, source in enumerate(sources):
                 if stop_requested():
                     not_started = len(sources) - index
