@@ -61,6 +61,17 @@ def hangs() -> str:
 
 
 @tool
+def raw_fd() -> str:
+    """Writes to file descriptor 1 directly and from a child process."""
+    import os
+    import subprocess
+
+    os.write(1, b"\\x1b[31mraw fd write\\n")
+    subprocess.run([sys.executable, "-c", "print('child says hi')"], check=True)
+    return "raw result"
+
+
+@tool
 def huge() -> str:
     """A very long result."""
     return "x" * 300_000
@@ -170,3 +181,21 @@ def test_a_huge_result_is_cut_with_a_note(forge: Forge, tools_file: Path) -> Non
     assert "x" * 1001 not in sent
     assert "cut this tool result from 300000 to 1000 characters" in sent
     assert "tools.max_result_chars" in sent
+
+
+@pytest.mark.parametrize("mode", ["--json", "--jsonl", "--plain"])
+def test_writes_to_fd_1_stay_out_of_stdout(forge: Forge, tools_file: Path, mode: str) -> None:
+    with FakeChatServer() as server:
+        proc = _ask(forge, server, tools_file, "raw_fd", mode)
+    assert proc.returncode == 0, proc.stderr
+    assert "raw fd write" not in proc.stdout
+    assert "child says hi" not in proc.stdout
+    assert "\x1b" not in proc.stdout + proc.stderr
+    assert "raw fd write" in proc.stderr
+    assert "child says hi" in proc.stderr
+    if mode == "--json":
+        assert json.loads(proc.stdout)["text"] == "All done."
+    elif mode == "--jsonl":
+        assert all(json.loads(line) for line in proc.stdout.splitlines())
+    else:
+        assert "All done." in proc.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from typing import TYPE_CHECKING, Any, TypeGuard
 
@@ -92,5 +93,12 @@ def ask(question: str | None, mode: str | None, no_stream: bool, **options: Any)
     """Ask QUESTION (or read it from stdin with - or a pipe) and print the answer."""
     settings = settings_from_options(options)
     text = read_question(question, sys.stdin)
-    view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)()
-    asyncio.run(_answer(settings, text, view))
+    # User tools may write to fd 1 behind Python's back: keep stdout for Forge's own output.
+    guard: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if settings.functions:
+        from forge_cli.cli.fdguard import guard_stdout_fd
+
+        guard = guard_stdout_fd()
+    with guard:
+        view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)()
+        asyncio.run(_answer(settings, text, view))
