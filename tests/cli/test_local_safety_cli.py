@@ -157,3 +157,67 @@ def test_ctrl_c_stops_an_ingest_after_the_current_file(tmp_path: Path) -> None:
     notes = [s for s in stores if s["name"] == "notes"]
     assert notes[0]["file_counts"]["total"] == len(added)
     assert len(added) + not_started <= 400
+
+
+DISK_FULL_DRIVER = """
+import sys
+
+from forge_cli.knowledge.batch import IngestOps
+
+original = IngestOps.ingest_paths
+
+
+def ingest_paths(self, *args, **kwargs):
+    # The disk "fills up" once the store exists: SQLite answers SQLITE_FULL past this size.
+    conn = self._db._conn
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages + 2}")
+    return original(self, *args, **kwargs)
+
+
+IngestOps.ingest_paths = ingest_paths
+from forge_cli.cli.main import main
+
+main(sys.argv[1:])
+"""
+
+
+def test_disk_full_during_vs_create_is_clear_and_leaves_no_empty_store(tmp_path: Path) -> None:
+    import json
+    import os
+    import sys
+
+    tree = tmp_path / "big"
+    tree.mkdir()
+    for n in range(3):
+        (tree / f"{n}.md").write_text(f"# Doc {n}\n\n" + f"words{n} and more words " * 20_000)
+    driver = tmp_path / "driver.py"
+    driver.write_text(DISK_FULL_DRIVER)
+    env = {
+        **os.environ,
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+    }
+    proc = subprocess.run(
+        [sys.executable, str(driver), "vs", "create", "notes", str(tree)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "the disk is full" in proc.stderr
+    assert "rollback" not in proc.stderr
+    assert "Traceback" not in proc.stderr
+    listing = subprocess.run(
+        [sys.executable, "-m", "forge_cli.cli", "vs", "list", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+        check=True,
+    )
+    stores = json.loads(listing.stdout)
+    stores = stores["data"] if isinstance(stores, dict) else stores
+    assert [s["name"] for s in stores if s["name"] == "notes"] == []
