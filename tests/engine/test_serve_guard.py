@@ -221,3 +221,15 @@ def test_split_host_and_policy_corner_cases() -> None:
     assert GuardPolicy(host="127.0.0.1", port=80).host_allowed("localhost")
     assert GuardPolicy(allowed_hosts=("*",)).host_allowed("anything")
     assert not GuardPolicy(port=1).origin_allowed("https://127.0.0.1:1")
+
+
+def test_a_deeply_nested_body_is_a_400_not_a_crash(tmp_path: Path) -> None:
+    with KnowledgeStore(tmp_path / "k.db") as store:
+        engine = Engine(store, EngineConfig(seed=False))
+        with BackgroundServer(engine) as srv:
+            body = b"[" * 200_000 + b"]" * 200_000
+            status, _, answer = _request(
+                srv, "POST", "/v1/vector_stores", body, {"Content-Type": "application/json"}
+            )
+    assert status == 400
+    assert "nested too deeply" in json.loads(answer)["error"]["message"]
