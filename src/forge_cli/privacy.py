@@ -53,7 +53,8 @@ def private_file(path: Path) -> Path:
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, PRIVATE_FILE_MODE)
     except FileExistsError:
-        _tighten(path, PRIVATE_FILE_MODE)
+        if path.is_file():  # never chmod a directory (or device) that sits at the path
+            _tighten(path, PRIVATE_FILE_MODE)
         return path
     except OSError as exc:
         raise ForgeError(f"cannot create {path}: {exc.strerror or exc}") from None

@@ -153,9 +153,11 @@ def test_an_unusable_store_path_names_the_path(tmp_path: Path) -> None:
     """(Also as root, where permission bits do not stop anything.)"""
     in_place = tmp_path / "dir-not-file.db"
     in_place.mkdir()
+    in_place.chmod(0o755)
     with pytest.raises(KnowledgeError) as caught:
         KnowledgeStore(in_place)
     assert str(in_place) in caught.value.one_line()
+    assert _mode(in_place) == 0o755  # a directory in the way is not "tightened" as a file
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
     with pytest.raises(ForgeError) as caught_dir:
