@@ -20,7 +20,6 @@ Configured origins also get CORS answers (preflight and ``Access-Control-Allow-O
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -267,8 +266,3 @@ class RequestGuard:
                 413, _too_large_message(limit), "invalid_request_error", code="request_too_large"
             )
             await answer(scope, receive, send)
-
-
-def normalise_names(values: Iterable[str]) -> tuple[str, ...]:
-    """Configured names or origins, trimmed and without empties."""
-    return tuple(v.strip() for v in values if v.strip())
