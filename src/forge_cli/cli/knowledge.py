@@ -116,7 +116,10 @@ class KnowledgeAdapter:
         report = await self.client.upload_files(
             list(paths), vector_store_id=vector_store_id, progress=progress
         )
-        return [upload_result(result) for result in report.results]
+        results = [upload_result(result) for result in report.results]
+        if getattr(report, "interrupted", False):  # Ctrl+C: say what was kept, then stop
+            raise_interrupted(results, int(getattr(report, "not_started", 0)), vector_store_id)
+        return results
 
     async def ensure_vector_store(self, name: str) -> str:
         from forge_cli.backends.knowledge_client import resolve_vector_store
