@@ -218,7 +218,7 @@ class AgentLoop:
 
     async def _execute(
         self, run_id: str, state: AgentState, calls: Sequence[FunctionCall]
-    ) -> AsyncIterator[Response | ToolEvent | ExecutionReport]:
+    ) -> AsyncIterator[Response | ToolEvent | Notice | ExecutionReport]:
         """Run the calls; yield live events and snapshots, then the report."""
         ids = {call.call_id for call in calls}
         _set_status(state, ids, "in_progress")
@@ -247,6 +247,10 @@ class AgentLoop:
             _set_status(state, {result.call_id}, _STATUS_OF_RESULT[result.status])
             state.items.append(_output_item(result))
             state.results.append(result)
+            if result.printed:
+                printed = result.printed.strip()
+                message = f"tool {result.name} printed (not sent to the model): {printed}"
+                yield Notice(message, level="info")
         yield self._snapshot(run_id, state, [], None)
         yield report
 

@@ -212,6 +212,7 @@ def agent_config(settings: Settings) -> AgentConfig:
         tools_in_prompt=settings.tools_in_prompt,
         evaluator_model=settings.evaluator_model,
         output_model=settings.output_model,
+        max_result_chars=settings.tools_max_result_chars,
         max_time=settings.max_time,
         token_budget=settings.token_budget,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -131,8 +132,21 @@ def ask(
         from dataclasses import replace
 
         settings = replace(settings, model=conversation.settings.model)
-    view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)()
-    asyncio.run(_answer(settings, text, view, conversation, store))
+    # User tools may write to fd 1 behind Python's back: keep stdout for Forge's own output.
+    guard: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if settings.functions:
+        from forge_cli.cli.fdguard import guard_stdout_fd
+
+        guard = guard_stdout_fd()
+    # One writer per conversation: a chat or another ask on it is refused, not overwritten.
+    lock = (
+        store.open_for_writing(conversation.id) if store is not None else contextlib.nullcontext()
+    )
+    with lock, guard:
+        if store is not None and conversation.turns:  # re-read under the lock
+            conversation.turns = store.load(conversation.id).turns
+        view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)()
+        asyncio.run(_answer(settings, text, view, conversation, store))
 
 
 _CARRIED = (

@@ -118,7 +118,13 @@ def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
         from dataclasses import replace
 
         settings = replace(settings, model=conversation.settings.model)
-    asyncio.run(_run(settings, conversation, None if no_save else store))
+    if no_save:
+        asyncio.run(_run(settings, conversation, None))
+        return
+    with store.open_for_writing(conversation.id):
+        if conversation.turns:  # re-read under the lock: the last holder may have added turns
+            conversation = store.load(conversation.id)
+        asyncio.run(_run(settings, conversation, store))
 
 
 def _warn(message: str) -> None:

@@ -26,6 +26,7 @@ from forge_cli.cli.knowledge import (
     build_knowledge_client,
     check_upload_paths,
     fail_if_rejected,
+    upload_into_new_store,
     upload_with_progress,
 )
 from forge_cli.cli.options import settings_from_options
@@ -179,7 +180,7 @@ def vs_create(name: str, paths: tuple[str, ...], as_json: bool, **options: objec
 
     async def work(client: KnowledgeClient) -> None:
         store = await client.create_vector_store(name)
-        results = await upload_with_progress(client, paths, store.id) if paths else []
+        results = await upload_into_new_store(client, paths, store.id) if paths else []
         if as_json:
             store = await client.get_vector_store(store.id)
             _echo_json({"vector_store": _dump(store), "files": [_dump_result(r) for r in results]})

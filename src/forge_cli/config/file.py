@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from forge_cli.config.paths import config_path
-from forge_cli.config.settings import KEYS, SECRET_KEYS, parse_value
+from forge_cli.config.settings import KEYS, LIST_KEYS, SECRET_KEYS, parse_value
 from forge_cli.config.toml_write import dumps
 from forge_cli.errors import ConfigError
+from forge_cli.privacy import private_dir
 
 __all__ = ["ConfigFile", "atomic_write_private"]
 
@@ -38,8 +39,9 @@ _TOP_LEVEL = ("default_profile", "profiles")
 
 
 def atomic_write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file + ``os.replace``), mode 0600."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``text`` to ``path`` atomically (temp file + ``os.replace``), mode 0600 (a missing
+    directory is created 0700)."""
+    private_dir(path.parent, tighten=False)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o600)
@@ -99,6 +101,7 @@ class ConfigFile:
             if not isinstance(table, dict):
                 raise ConfigError(f"profile {name!r} in {path} must be a table")
             source = f"profile {name!r} of {path}"
+            _check_lists(_flatten(table), source)
             profiles[name] = {
                 k: parse_value(k, v, source=source) for k, v in _flatten(table).items()
             }
@@ -160,6 +163,18 @@ def _too_deep(path: Path) -> ConfigError:
         f"config file {path} nests arrays or tables too deeply",
         hint="a Forge config needs at most [profiles.NAME.SECTION]",
     )
+
+
+def _check_lists(table: dict[str, Any], source: str) -> None:
+    """A list setting written as a string (``tools = "file-search"``) is refused: the file's
+    types are exact, and a string here is almost always a forgotten pair of brackets."""
+    for key, value in table.items():
+        if key in LIST_KEYS and not isinstance(value, list):
+            example = f'{key.rpartition(".")[2]} = ["{value}"]' if isinstance(value, str) else ""
+            raise ConfigError(
+                f"bad value for {key} in {source}: expected a list of strings",
+                hint=f"write {example}" if example else None,
+            )
 
 
 def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -7,6 +7,7 @@ kept out of ``repr`` and out of :meth:`Settings.public_dict`.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable
@@ -21,6 +22,7 @@ __all__ = [
     "DRIVERS",
     "EFFORTS",
     "KEYS",
+    "LIST_KEYS",
     "SECRET_KEYS",
     "TOOL_NAMES",
     "ApiKind",
@@ -109,6 +111,11 @@ class Settings:
             max_json_depth=self.limits_max_json_depth,
         )
 
+    serve_allowed_hosts: tuple[str, ...] = ()
+    serve_allowed_origins: tuple[str, ...] = ()
+    serve_max_body_bytes: int = 16 * 1024 * 1024
+    tools_max_result_chars: int = 100_000
+
     def public_dict(self) -> dict[str, Any]:
         """Every setting by its key name (``engine.searxng_url``) as plain data, with secrets
         replaced by ``"(set)"`` or left out."""
@@ -186,8 +193,8 @@ def _positive_float(value: Any) -> float:
         number = float(value)
     except (TypeError, ValueError):
         raise ValueError("expected a positive number") from None
-    if not number > 0:
-        raise ValueError("expected a positive number")
+    if not number > 0 or not math.isfinite(number):
+        raise ValueError("expected a positive finite number")
     return number
 
 
@@ -377,11 +384,39 @@ KEYS: dict[str, KeySpec] = {
             "FORGE_MAX_JSON_DEPTH",
             "deepest JSON nesting accepted from servers, tools and requests",
         ),
+        KeySpec(
+            "serve.allowed_hosts",
+            _names,
+            "FORGE_SERVE_ALLOWED_HOSTS",
+            "forge serve: Host names it answers to besides its bind address (comma list)",
+        ),
+        KeySpec(
+            "serve.allowed_origins",
+            _names,
+            "FORGE_SERVE_ALLOWED_ORIGINS",
+            "forge serve: browser origins allowed to write (comma list)",
+        ),
+        KeySpec(
+            "serve.max_body_bytes",
+            _positive_int,
+            "FORGE_SERVE_MAX_BODY_BYTES",
+            "forge serve: largest JSON request body in bytes",
+        ),
+        KeySpec(
+            "tools.max_result_chars",
+            _positive_int,
+            "FORGE_TOOLS_MAX_RESULT_CHARS",
+            "longest tool result sent to the model (characters; longer ones are cut)",
+        ),
     )
 }
 """Every key a profile, the environment or ``forge config set`` may set."""
 
 _KEY_OF_FIELD = {spec.attr: spec.name for spec in KEYS.values()}
+
+LIST_KEYS = frozenset(name for name, spec in KEYS.items() if spec.check in (_names, _tools))
+"""Keys holding lists: a config file must write them as TOML arrays (``tools = ["web-search"]``);
+the environment and ``forge config set`` take comma lists."""
 
 
 def parse_value(key: str, raw: Any, *, source: str) -> Any:

@@ -36,6 +36,8 @@ async def read_json(request: HTTPRequest) -> dict[str, Any]:
         value = jsonsafe.loads(raw)
     except ValueError as exc:
         raise UsageError(f"the request body is not valid JSON: {exc}") from exc
+    except RecursionError:
+        raise UsageError("the request body is nested too deeply") from None
     if not isinstance(value, dict):
         raise UsageError("the request body must be a JSON object")
     return value

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from forge_cli.engine.config import EngineConfig
 from forge_cli.knowledge import KnowledgeStore, default_store_path
+from forge_cli.privacy import private_dir
 
 __all__ = ["open_store"]
 
@@ -25,6 +26,7 @@ def open_store(
         embedder = OpenAIEmbedder(
             settings.base_url, settings.model, api_key_env=settings.api_key_env
         )
-    return KnowledgeStore(
-        Path(path) if path is not None else default_store_path(), embedder=embedder
-    )
+    if path is None:
+        path = default_store_path()
+        private_dir(path.parent)  # the data directory is Forge's own: 0700, tightened if needed
+    return KnowledgeStore(Path(path), embedder=embedder)

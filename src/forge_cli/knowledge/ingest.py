@@ -11,9 +11,12 @@ import hashlib
 import json
 import os
 import secrets
+import signal
 import sqlite3
+import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +42,9 @@ __all__ = [
     "next_chunk_id",
     "prepare_file",
     "read_path",
+    "stop_on_interrupt",
     "validate_attributes",
+    "walk_paths",
 ]
 
 DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -234,22 +239,74 @@ def index_chunks(conn: sqlite3.Connection, first_id: int) -> None:
     )
 
 
+def _outside(entry: Path, tree: Path) -> bool:
+    """Whether the symlink ``entry`` resolves to somewhere outside ``tree`` (or nowhere)."""
+    try:
+        target = entry.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return True
+    return not target.is_relative_to(tree)
+
+
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """Files to ingest: given files as they are; directories walked for supported files."""
-    result: list[Path] = []
+    """Files to ingest: given files as they are; directories walked for supported files (never
+    leaving the tree, see :func:`walk_paths`)."""
+    return [path for path, skipped in walk_paths(paths) if skipped is None]
+
+
+def walk_paths(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, str | None]]:
+    """Like :func:`expand_paths`, with the files the walk refused and why: ``(path, reason)``.
+
+    The walk never leaves the tree: symlinked directories are not entered, and a symlinked file
+    whose target lies outside the directory given is refused (so a ``notes/passwd.md ->
+    /etc/passwd`` planted in a tree is reported, never ingested). Files named explicitly are
+    taken as given.
+    """
+    result: list[tuple[Path, str | None]] = []
     for raw in paths:
         path = Path(raw)
         if not path.is_dir():
-            result.append(path)
+            result.append((path, None))
             continue
+        tree = path.resolve()
         for root, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(files):
                 if name.startswith("."):
                     continue
-                if Path(name).suffix.lower() in SUPPORTED_EXTENSIONS:
-                    result.append(Path(root) / name)
+                if Path(name).suffix.lower() not in SUPPORTED_EXTENSIONS:
+                    continue
+                entry = Path(root) / name
+                if entry.is_symlink() and _outside(entry, tree):
+                    result.append((entry, "skipped: a symlink that leads outside the directory"))
+                else:
+                    result.append((entry, None))
     return result
+
+
+@contextmanager
+def stop_on_interrupt() -> Iterator[Callable[[], bool]]:
+    """While the block runs, Ctrl+C (SIGINT) asks the ingest to stop after the current file
+    instead of raising wherever it lands; yields the check. A second Ctrl+C stops at once.
+
+    Outside the main thread (``forge serve``'s workers) signals cannot be caught: the check is
+    then always false.
+    """
+    requested = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield requested.is_set
+        return
+
+    def on_sigint(_signum: int, _frame: object) -> None:
+        if requested.is_set():
+            raise KeyboardInterrupt
+        requested.set()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield requested.is_set
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def attributes_json(attributes: Attributes) -> str:

@@ -17,6 +17,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from forge_cli.privacy import private_dir, private_file
 from forge_cli.repl.completion import ReplCompleter
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ class PromptReader:
     def __init__(self, history_file: Path | None) -> None:
         history: History = InMemoryHistory()
         if history_file is not None:
-            history_file.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(history_file.parent)
+            private_file(history_file)  # what was typed may be private: 0600
             history = FileHistory(str(history_file))
         self._history = history
         self._prompt: PromptSession[str] | None = None

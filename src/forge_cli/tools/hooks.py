@@ -55,6 +55,8 @@ class ToolResult:
     citations: tuple[Passage, ...] = field(default=())
     error_kind: str | None = None
     """For failed calls: unknown_tool, invalid_arguments, exception or timeout."""
+    printed: str = ""
+    """What the tool wrote to stdout/stderr while it ran (captured, never sent to the model)."""
 
     @property
     def is_error(self) -> bool:
