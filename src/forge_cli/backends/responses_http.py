@@ -29,6 +29,7 @@ from forge_cli.backends._http import (
     map_transport_error,
     send_with_retries,
 )
+from forge_cli.backends._responses_request import Dialect, responses_body
 from forge_cli.errors import ConfigError, ProtocolError
 from forge_cli.protocol.events import TERMINAL_EVENTS, StreamEvent
 from forge_cli.protocol.request import Request
@@ -49,9 +50,11 @@ class ResponsesBackend:
     is set; local servers need none) and is sent as a bearer token. ``store`` overrides the
     request's ``store`` field (pass ``False`` for vLLM, which rejects the default). A ``client``
     passed in is used as is (its timeouts apply) and is not closed by :meth:`aclose`.
-    """
 
-    name = "responses"
+    ``dialect`` says how the body is shaped: ``"openai"`` (standard fields only, the effort as
+    ``reasoning.effort``) or ``"knowledge-forge"`` (Knowledge Forge's top-level ``effort`` and the
+    older Knowledge Forge CLI's defaults); see :mod:`forge_cli.backends._responses_request`.
+    """
 
     def __init__(
         self,
@@ -64,9 +67,12 @@ class ResponsesBackend:
         read_timeout: float = 120.0,
         retry: RetryPolicy | None = None,
         store: bool | None = None,
+        dialect: Dialect = "openai",
         client: httpx2.AsyncClient | None = None,
         sleep: SleepFunction = asyncio.sleep,
     ) -> None:
+        self.dialect: Dialect = dialect
+        self.name = "knowledge-forge" if dialect == "knowledge-forge" else "responses"
         self.base_url = _normalise_base_url(base_url)
         self.api_key_env = api_key_env
         key = api_key if api_key is not None else _env_key(api_key_env)
@@ -84,7 +90,10 @@ class ResponsesBackend:
 
     def __repr__(self) -> str:
         key = "set" if self._api_key else "none"
-        return f"ResponsesBackend(base_url={self.base_url!r}, api_key={key}, store={self.store!r})"
+        return (
+            f"ResponsesBackend(base_url={self.base_url!r}, api_key={key}, store={self.store!r}, "
+            f"dialect={self.dialect!r})"
+        )
 
     @property
     def has_api_key(self) -> bool:
@@ -104,7 +113,7 @@ class ResponsesBackend:
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield its events as they arrive."""
-        body = request.to_wire()
+        body = responses_body(request, dialect=self.dialect)
         body["stream"] = True
         if self.store is not None:
             body["store"] = self.store

@@ -8,6 +8,7 @@ missing piece gives a one-line error instead of a traceback.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from forge_cli.backends.base import Backend
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_BASE_URLS",
+    "api_key_env",
     "build_backend",
     "build_responder",
     "build_store",
@@ -39,14 +41,27 @@ __all__ = [
     "stores_responses",
 ]
 
-DEFAULT_BASE_URLS = {"responses": "http://localhost:9999/v1", "chat": "http://localhost:11434/v1"}
+DEFAULT_BASE_URLS = {
+    "responses": "http://localhost:9999/v1",
+    "knowledge-forge": "http://localhost:9999/v1",
+    "chat": "http://localhost:11434/v1",
+}
 """Used when a profile names an API kind but no URL (a local Knowledge Forge server, Ollama)."""
 
 
-def _api_key_env(settings: Settings) -> str | None:
+def api_key_env(settings: Settings, environ: Mapping[str, str] | None = None) -> str:
+    """The environment variable the API key is read from (``forge doctor`` names it).
+
+    ``api_key_env`` (``--api-key-env``) when set. Otherwise ``FORGE_API_KEY`` when it is set, then,
+    for OpenAI-compatible servers (``responses`` and ``chat``), ``OPENAI_API_KEY``; Knowledge Forge
+    reads only ``FORGE_API_KEY``. With neither set, the variable a user would be told to set.
+    """
     if settings.api_key_env:
         return settings.api_key_env
-    return "OPENAI_API_KEY" if settings.api == "chat" else "FORGE_API_KEY"
+    env = os.environ if environ is None else environ
+    if settings.api == "knowledge-forge" or env.get("FORGE_API_KEY"):
+        return "FORGE_API_KEY"
+    return "OPENAI_API_KEY"
 
 
 def build_backend(settings: Settings) -> Backend:
@@ -62,8 +77,8 @@ def build_backend(settings: Settings) -> Backend:
 
         return LocalBackend(config=engine_config(settings))
     base_url = settings.base_url or DEFAULT_BASE_URLS[settings.api]
-    key_env = _api_key_env(settings)
-    if settings.api == "responses":
+    key_env = api_key_env(settings)
+    if settings.api in ("responses", "knowledge-forge"):
         from forge_cli.backends.responses_http import ResponsesBackend
 
         return ResponsesBackend(
@@ -72,6 +87,7 @@ def build_backend(settings: Settings) -> Backend:
             api_key_env=key_env,
             read_timeout=settings.timeout,
             store=settings.store,
+            dialect="knowledge-forge" if settings.api == "knowledge-forge" else "openai",
         )
     from forge_cli.backends.chat_completions import ChatCompletionsBackend
 

@@ -25,8 +25,10 @@ __all__ = [
     "parse_value",
 ]
 
-ApiKind = Literal["local", "responses", "chat"]
-API_KINDS: tuple[str, ...] = ("local", "responses", "chat")
+ApiKind = Literal["local", "responses", "chat", "knowledge-forge"]
+API_KINDS: tuple[str, ...] = ("local", "responses", "chat", "knowledge-forge")
+"""``knowledge-forge`` is the Responses API spoken the Knowledge Forge way (its own fields and
+the older Knowledge Forge CLI's defaults); ``responses`` sends only standard OpenAI fields."""
 EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "dev")
 TOOL_NAMES: tuple[str, ...] = (
     "file-search",
@@ -197,7 +199,12 @@ class KeySpec:
 KEYS: dict[str, KeySpec] = {
     spec.name: spec
     for spec in (
-        KeySpec("api", _choice(API_KINDS), "FORGE_API", "backend kind: local, responses or chat"),
+        KeySpec(
+            "api",
+            _choice(API_KINDS),
+            "FORGE_API",
+            "backend kind: local, responses, chat or knowledge-forge",
+        ),
         KeySpec("base_url", _url, "FORGE_BASE_URL", "server URL for responses/chat"),
         KeySpec("api_key_env", _env_name, "FORGE_API_KEY_ENV", "env var holding the API key"),
         KeySpec("api_key", _text, None, "stored API key (set with `forge config set api_key`)"),
