@@ -96,6 +96,7 @@ def build_backend(settings: Settings) -> Backend:
         api_key=settings.api_key,
         api_key_env=key_env,
         timeout=settings.timeout,
+        think_tags=settings.think_tags,
     )
 
 

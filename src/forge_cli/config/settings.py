@@ -62,6 +62,8 @@ class Settings:
     functions: str | None = None
     yes: bool = False
     reasoning: bool = True
+    think_tags: bool = True
+    """Show ``<think>…</think>`` opening a chat answer as reasoning (else as answer text)."""
     debug: bool = False
     ascii: bool = False
     timeout: float = 60.0
@@ -217,6 +219,12 @@ KEYS: dict[str, KeySpec] = {
         KeySpec("functions", _text, "FORGE_FUNCTIONS", "Python file with user tools"),
         KeySpec("yes", _bool, "FORGE_YES", "approve tool calls without asking"),
         KeySpec("reasoning", _bool, "FORGE_REASONING", "show the model's reasoning"),
+        KeySpec(
+            "think_tags",
+            _bool,
+            "FORGE_THINK_TAGS",
+            "show <think>…</think> opening a chat answer as reasoning",
+        ),
         KeySpec("debug", _bool, "FORGE_DEBUG", "tracebacks and request logs"),
         KeySpec("ascii", _bool, "FORGE_ASCII", "ASCII-only glyphs"),
         KeySpec("timeout", _positive_float, "FORGE_TIMEOUT", "request timeout in seconds"),
