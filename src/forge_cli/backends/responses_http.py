@@ -29,6 +29,7 @@ from forge_cli.backends._http import (
     map_transport_error,
     send_with_retries,
 )
+from forge_cli.backends._kf_events import knowledge_forge_event
 from forge_cli.backends._responses_request import Dialect, responses_body
 from forge_cli.errors import ConfigError, ProtocolError
 from forge_cli.protocol.events import TERMINAL_EVENTS, StreamEvent
@@ -129,10 +130,13 @@ class ResponsesBackend:
         try:
             _reject_html(response, ctx)
             if _is_json(response):
-                yield await self._json_reply_event(response, ctx)
+                reply = await self._json_reply_event(response, ctx)
+                yield knowledge_forge_event(reply) if self.dialect == "knowledge-forge" else reply
                 return
             async with aclosing(_sse_events(response, ctx)) as events:
                 async for event in events:
+                    if self.dialect == "knowledge-forge":
+                        event = knowledge_forge_event(event)
                     yield event
         finally:
             release()

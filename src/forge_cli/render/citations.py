@@ -17,6 +17,7 @@ so :func:`collect_citations` on the final snapshot gives the numbers the screen 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -244,11 +245,12 @@ class MessageCitations:
             n = numbering.number(key, resolved[1] if resolved else None)
             edits.append((match.start(), match.end(), f"[{n}]"))
         if not self.marker_mode:
-            edits.extend(self._inserts(block, annotations, numbering))
+            edits.extend(self._inserts(segment, block, annotations, numbering))
         return _apply(segment, edits)
 
     def _inserts(
         self,
+        segment: str,
         block: Block,
         annotations: list[tuple[int | None, Annotation]],
         numbering: CitationNumbering,
@@ -257,16 +259,49 @@ class MessageCitations:
         ordered = sorted(
             (pos, i, ann) for i, (pos, ann) in enumerate(annotations) if pos is not None
         )
+        spans: list[tuple[int, int]] | None = None
         for pos, _i, ann in ordered:
             if not block.own_start <= pos < block.own_end:
                 continue
             src = source_of(ann)
             assert src is not None
-            at = min(max(pos, block.start), block.end) - block.start
+            if spans is None:
+                spans = _protected(segment)
+            found = _outside(min(max(pos, block.start), block.end) - block.start, spans)
+            if found is None:
+                continue  # a code block: the source is still listed under Sources
+            at = found
             n = numbering.number(src[0], src[1])
             if (at, n) not in placed:
                 placed.add((at, n))
                 yield (at, at, f"[{n}]")
+
+
+_CODE_BLOCK = re.compile(r"\A\s*(```|~~~)")
+_PROTECTED = re.compile(
+    r"(?P<code>(`+).+?(?<!`)\2(?!`))"  # inline code
+    r"|!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]"  # link text, then its target:
+    r"\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+\"[^\"]*\")?\)"
+    r"|!?\[[^\[\]]*\]\[[^\[\]]*\]"  # reference link
+    r"|<[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*>"  # autolink
+    r"|\b(?:https?|ftp)://[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]",  # bare URL
+    re.DOTALL,
+)
+
+
+def _protected(segment: str) -> list[tuple[int, int]]:
+    """Spans of a block a marker must not split: code, links (text and target), URLs."""
+    if _CODE_BLOCK.match(segment):
+        return [(-1, len(segment) + 1)]  # fenced code: nowhere inside or at its edges
+    return [(m.start(), m.end()) for m in _PROTECTED.finditer(segment)]
+
+
+def _outside(at: int, spans: list[tuple[int, int]]) -> int | None:
+    """``at`` moved to the end of a protected span it falls inside; ``None``: nowhere fits."""
+    for start, end in spans:
+        if start < at < end:
+            return None if start < 0 else end
+    return at
 
 
 def _apply(segment: str, edits: list[tuple[int, int, str]]) -> str:

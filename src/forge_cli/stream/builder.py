@@ -243,6 +243,8 @@ class SnapshotBuilder:
             self.diagnostics.record("malformed", "output_item.added without an item")
             return False
         item = parse_item(raw)
+        if item.type in _ARRIVE_DONE:
+            item = _settled(item)
         position = self._locate(data)
         if position is not None:
             self.diagnostics.record("duplicate", f"output_item.added for index {position}")
@@ -529,6 +531,10 @@ def _fingerprint(data: dict[str, Any]) -> int:
         )
     )
     return hash(parts)
+
+
+_ARRIVE_DONE = frozenset({"compaction"})
+"""Status-less kinds that are whole when added: nothing runs, so they are never in progress."""
 
 
 def _settled(item: OutputItem) -> OutputItem:
