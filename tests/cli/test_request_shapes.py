@@ -159,3 +159,10 @@ def test_doctor_names_the_variable_it_used(forge: Run, env: dict[str, str], expe
         proc = forge("doctor", "--api", "responses", "--base-url", server.base_url, env=env)
     assert f"ok    auth     key read from {expected}" in proc.stdout, proc.stdout
     assert "sk-" not in proc.stdout
+
+
+def test_doctor_without_a_key_names_both_variables(forge: Run) -> None:
+    with LoopbackServer() as server:
+        server.add(Reply.json(200, {"data": [{"id": "m"}]}), Reply.json(200, {"data": []}))
+        proc = forge("doctor", "--api", "chat", "--base-url", server.base_url)
+    assert "no key in $FORGE_API_KEY or $OPENAI_API_KEY" in proc.stdout, proc.stdout

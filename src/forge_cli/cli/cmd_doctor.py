@@ -36,10 +36,13 @@ def _auth(settings: Settings) -> Check:
         return Check("auth", True, "a stored key is configured (not shown)")
     if os.environ.get(env):
         return Check("auth", True, f"key read from ${env}")
+    looked = (
+        f"${env}" if settings.api_key_env or env == "FORGE_API_KEY" else f"$FORGE_API_KEY or ${env}"
+    )
     return Check(
         "auth",
         True,
-        f"no key in ${env} (fine for servers without auth)",
+        f"no key in {looked} (fine for servers without auth)",
         f"export {env}=... or `forge config set api_key`",
     )
 
