@@ -263,7 +263,11 @@ class SnapshotBuilder:
         if position is None:
             self._add(_settled(item), data.get("output_index"))
             return True
-        self._replace(position, _settled(merge_item(self._items[position], item)))
+        previous = self._items[position]
+        if previous.id and item.id and previous.id != item.id:
+            self.diagnostics.record("renamed", f"{item.type} {previous.id}")
+            item = item.model_copy(update={"id": previous.id})  # one item for the renderers
+        self._replace(position, _settled(merge_item(previous, item)))
         self._drop_buffers(position)
         return True
 
