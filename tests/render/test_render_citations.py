@@ -124,3 +124,16 @@ def test_a_citation_inside_a_code_block_is_only_listed() -> None:
     msg = _msg(text, FileCitation(file_id="f1", filename="a.py", index=12))
     assert _cite(msg) == text
     assert [c.filename for c in collect_citations(Response(output=[msg]))] == ["a.py"]
+
+
+def test_markers_never_split_a_word() -> None:
+    text = "It adds a local engine."
+    msg = _msg(text, UrlCitation(url="https://u", end_index=_at(text, "a lo")))
+    assert _cite(msg) == "It adds a local[1] engine."
+
+
+def test_a_citation_spanning_nothing_is_listed_not_placed() -> None:
+    text = "Here is the chart."
+    msg = _msg(text, UrlCitation(url="https://u", start_index=0, end_index=0))
+    assert _cite(msg) == text
+    assert [c.url for c in collect_citations(Response(output=[msg]))] == ["https://u"]

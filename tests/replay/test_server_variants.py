@@ -111,7 +111,11 @@ def test_chat_url_annotations_are_citations_with_sources(ask: Ask) -> None:
     code, out, _err = ask("C21_synthetic_openrouter_chat_url_citations", "--plain")
     assert code == 0
     assert "Sources:" in out
-    assert "[2] The Forge engine — example.org" in out
+    # Plain mode prints text as it streams: annotations sent after the text (as OpenRouter does)
+    # are listed, and placed in the text only at its very end.
+    assert "The Forge engine — example.org" in out
+    assert "Forge 2.0 released — example.com" in out
+    assert "(https://example.com/forge-2)." in out
 
 
 def test_refusal_is_kept_in_json_and_shown_as_a_refusal(ask: Ask) -> None:

@@ -238,7 +238,12 @@ class CodeInterpreterCall(_Item, TraceableToolCall):
         names: list[str] = []
         for out in self.all_outputs():
             if out.get("type") == "image":
-                names.append(str(out.get("url") or out.get("file_id") or "image"))
+                url = str(out.get("url") or "")
+                inline = url.startswith("data:")  # the picture itself: name its type only
+                kind = url[5:].split(";", 1)[0] if inline else ""
+                names.append(
+                    f"image ({kind})" if inline else url or str(out.get("file_id") or "image")
+                )
             for entry in out.get("files") or [] if out.get("type") == "files" else []:
                 if isinstance(entry, dict):
                     name = entry.get("filename") or entry.get("file_id") or entry.get("mime_type")

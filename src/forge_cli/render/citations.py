@@ -119,6 +119,8 @@ def _position(annotation: object) -> int | None:
     if is_file_citation(annotation):
         return annotation.index
     if is_url_citation(annotation) or is_container_file_citation(annotation):
+        if not annotation.end_index and not annotation.start_index:
+            return None  # 0..0 marks no span (a file the tool produced): listed, not placed
         return annotation.end_index
     return None
 
@@ -267,7 +269,7 @@ class MessageCitations:
             assert src is not None
             if spans is None:
                 spans = _protected(segment)
-            found = _outside(min(max(pos, block.start), block.end) - block.start, spans)
+            found = _outside(min(max(pos, block.start), block.end) - block.start, spans, segment)
             if found is None:
                 continue  # a code block: the source is still listed under Sources
             at = found
@@ -296,11 +298,13 @@ def _protected(segment: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _PROTECTED.finditer(segment)]
 
 
-def _outside(at: int, spans: list[tuple[int, int]]) -> int | None:
-    """``at`` moved to the end of a protected span it falls inside; ``None``: nowhere fits."""
+def _outside(at: int, spans: list[tuple[int, int]], segment: str) -> int | None:
+    """``at`` moved to the end of a protected span or word it falls inside; ``None``: nowhere."""
     for start, end in spans:
         if start < at < end:
             return None if start < 0 else end
+    while 0 < at < len(segment) and segment[at - 1].isalnum() and segment[at].isalnum():
+        at += 1  # never split a word
     return at
 
 
