@@ -208,6 +208,7 @@ def _check_document(r: Replay, doc: dict[str, Any]) -> None:
         assert doc["status"] == "failed"
         assert doc["error"]
         assert doc["error"]["message"]
+        assert doc["error"]["code"] in ("server_error", "protocol_error", "http_error")
         return
     expected = rec.final_status or ("incomplete" if rec.finish_reason == "length" else "completed")
     assert doc["status"] == expected

@@ -140,11 +140,6 @@ class ChatStreamTranslator:
             output.append(item)
         return events, output
 
-    @property
-    def has_tool_calls(self) -> bool:
-        """Whether any tool call was collected (whatever ``finish_reason`` said)."""
-        return bool(self._calls)
-
     # -- deltas -----------------------------------------------------------------------------
 
     def _delta(self, delta: dict[str, Any]) -> list[StreamEvent]:

@@ -57,6 +57,8 @@ class ResponsesBackend:
     older Knowledge Forge CLI's defaults); see :mod:`forge_cli.backends._responses_request`.
     """
 
+    runs_hosted_tools = True
+
     def __init__(
         self,
         base_url: str,
@@ -95,11 +97,6 @@ class ResponsesBackend:
             f"ResponsesBackend(base_url={self.base_url!r}, api_key={key}, store={self.store!r}, "
             f"dialect={self.dialect!r})"
         )
-
-    @property
-    def has_api_key(self) -> bool:
-        """Whether a key will be sent (for ``forge doctor``; never the key itself)."""
-        return self._api_key is not None
 
     @property
     def stores_responses(self) -> bool:

@@ -1,6 +1,6 @@
 """The local Responses engine: a Request in, the standard Responses stream events out.
 
-The same :meth:`Engine.stream` feeds the in-process :class:`~forge_cli.backends.local.
+The same :meth:`Engine.stream` feeds the in-process :class:`~forge_cli.engine.local.
 LocalBackend` and the SSE endpoint of ``forge serve``, so both paths produce identical events.
 :meth:`Engine.prepare` validates a request (tools, vector stores, filters, previous response)
 *before* any event is produced, so bad input is one clear error rather than a failed stream.
@@ -85,6 +85,12 @@ class Engine:
         return RetrievalAnswerer()
 
     # -- preparation -------------------------------------------------------------------------
+
+    def model_names(self) -> list[str]:
+        """The models this engine answers as: its answerer's, then retrieval-only."""
+        from forge_cli.engine.config import RETRIEVAL_MODEL
+
+        return list(dict.fromkeys([self.answerer.model, RETRIEVAL_MODEL]))
 
     def ensure_seeded(self) -> None:
         """Create or refresh the bundled ``forge-docs`` store once per engine (thread-safe)."""

@@ -247,20 +247,21 @@ class MessageCitations:
             n = numbering.number(key, resolved[1] if resolved else None)
             edits.append((match.start(), match.end(), f"[{n}]"))
         if not self.marker_mode:
-            edits.extend(self._inserts(segment, block, annotations, numbering))
+            edits.extend(self._inserts(text, block, annotations, numbering))
         return _apply(segment, edits)
 
     def _inserts(
         self,
-        segment: str,
+        text: str,
         block: Block,
         annotations: list[tuple[int | None, Annotation]],
         numbering: CitationNumbering,
     ) -> Iterator[tuple[int, int, str]]:
-        placed: set[tuple[int, int]] = set()
+        placed: dict[tuple[int, int], list[int]] = {}
         ordered = sorted(
             (pos, i, ann) for i, (pos, ann) in enumerate(annotations) if pos is not None
         )
+        segment = text[block.start : block.end]
         spans: list[tuple[int, int]] | None = None
         for pos, _i, ann in ordered:
             if not block.own_start <= pos < block.own_end:
@@ -273,10 +274,20 @@ class MessageCitations:
             if found is None:
                 continue  # a code block: the source is still listed under Sources
             at = found
+            # The agent loop annotates the `[n]` the model wrote (client-side retrieval) at the
+            # position just after it: renumber that marker instead of adding a second one.
+            written = _CLIENT_MARKER.search(text, block.start, block.start + at)
+            start = written.start() - block.start if written is not None else at
+            numbers = placed.setdefault((start, at), [])
             n = numbering.number(src[0], src[1])
-            if (at, n) not in placed:
-                placed.add((at, n))
-                yield (at, at, f"[{n}]")
+            if n not in numbers:
+                numbers.append(n)
+        for (start, at), numbers in placed.items():
+            yield (start, at, "".join(f"[{n}]" for n in numbers))
+
+
+_CLIENT_MARKER = re.compile(r"\[\d{1,4}(?:\s*,\s*\d{1,4})*\]$")
+"""A `[n]` / `[n, m]` marker ending where a client-side citation annotation points."""
 
 
 _CODE_BLOCK = re.compile(r"\A\s*(```|~~~)")
@@ -284,7 +295,6 @@ _PROTECTED = re.compile(
     r"(?P<code>(`+).+?(?<!`)\2(?!`))"  # inline code
     r"|!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]"  # link text, then its target:
     r"\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+\"[^\"]*\")?\)"
-    r"|!?\[[^\[\]]*\]\[[^\[\]]*\]"  # reference link
     r"|<[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*>"  # autolink
     r"|\b(?:https?|ftp)://[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]",  # bare URL
     re.DOTALL,
