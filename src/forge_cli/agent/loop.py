@@ -269,10 +269,14 @@ class AgentLoop:
         turn_items: Sequence[OutputItem],
         turn: Response | None,
     ) -> Response:
+        # A turn the server failed (an error chunk, ``response.failed``) ends the run: its
+        # snapshot says so, so the last one shown before the error is raised is settled.
+        failed = turn is not None and turn.status == "failed"
         return Response(
             id=run_id,
             model=(turn.model if turn is not None else None) or state.request.model,
-            status="in_progress",
+            status="failed" if failed else "in_progress",
+            error=turn.error if failed and turn is not None else None,
             output=[*state.items, *turn_items],
             usage=state.usage,
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from forge_cli.backends._error_body import error_json
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,
@@ -68,6 +69,9 @@ def _cause(exc: BaseException) -> str:
 
 def _server_message(body: Any) -> str | None:
     """The server's explanation, redacted; an HTML error page says nothing useful on one line."""
+    if isinstance(body, str) and body.lstrip().startswith("data:"):
+        framed = error_json(body)  # an error sent as an event stream
+        body = framed if isinstance(framed, dict) else body
     if isinstance(body, dict):
         message = body.get("message")
         if not isinstance(message, str):

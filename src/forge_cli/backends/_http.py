@@ -25,6 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 
+from forge_cli.backends._error_body import error_json
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,
@@ -406,10 +407,7 @@ def server_message(body: bytes, ctx: ErrorContext) -> str | None:
     text = body.decode("utf-8", errors="replace").strip()
     if not text:
         return None
-    try:
-        data: Any = json_loads(text)
-    except ValueError:
-        data = None
+    data: Any = error_json(text)  # JSON, or the JSON in an SSE-framed error body
     if isinstance(data, dict):
         found = _message_in(data)
         if found:

@@ -60,9 +60,12 @@ class ChatCompletionsBackend:
         max_retries: int = 2,
         default_headers: dict[str, str] | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        think_tags: bool = True,
     ) -> None:
         self.base_url = base_url
         self.limits = limits
+        self.think_tags = think_tags
+        """Whether ``<think>…</think>`` opening an answer is shown as reasoning."""
         self.api_key_env = api_key_env
         env_key = os.environ.get(api_key_env) if api_key_env else None
         self._api_key = api_key or env_key or PLACEHOLDER_API_KEY
@@ -110,7 +113,7 @@ class ChatCompletionsBackend:
                 "the chat server cannot run hosted tools; dropped: %s",
                 ", ".join(body.dropped_tools),
             )
-        translator = ChatStreamTranslator(request.model)
+        translator = ChatStreamTranslator(request.model, split_think=self.think_tags)
         client = self._get_client()
         finished = False
         valid = 0
@@ -129,7 +132,8 @@ class ChatCompletionsBackend:
                     valid += 1
                     error = _stream_error(chunk)
                     if error is not None:
-                        yield error
+                        for event in translator.fail(*error):
+                            yield event
                         return
                     for event in translator.feed(chunk):
                         yield event
@@ -236,8 +240,8 @@ def _parse(payload: str, max_depth: int, *, quiet: bool = False) -> dict[str, An
     return value if isinstance(value, dict) else None
 
 
-def _stream_error(chunk: dict[str, Any]) -> StreamEvent | None:
-    """A ``{"error": ...}`` object sent mid-stream (many local servers do this)."""
+def _stream_error(chunk: dict[str, Any]) -> tuple[str, str | None] | None:
+    """The message and code of a ``{"error": ...}`` object sent mid-stream (many servers do)."""
     error = chunk.get("error")
     if not error:
         return None
@@ -246,7 +250,4 @@ def _stream_error(chunk: dict[str, Any]) -> StreamEvent | None:
         code = error.get("code")
     else:
         message, code = redact(str(error)), None
-    return StreamEvent(
-        "error",
-        {"type": "error", "message": message, "code": code if isinstance(code, str) else None},
-    )
+    return message, code if isinstance(code, str) else None

@@ -29,6 +29,8 @@ from forge_cli.backends._http import (
     map_transport_error,
     send_with_retries,
 )
+from forge_cli.backends._kf_events import knowledge_forge_event
+from forge_cli.backends._responses_request import Dialect, responses_body
 from forge_cli.errors import ConfigError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
@@ -52,9 +54,12 @@ class ResponsesBackend:
     is set; local servers need none) and is sent as a bearer token. ``store`` overrides the
     request's ``store`` field (pass ``False`` for vLLM, which rejects the default). A ``client``
     passed in is used as is (its timeouts apply) and is not closed by :meth:`aclose`.
+
+    ``dialect`` says how the body is shaped: ``"openai"`` (standard fields only, the effort as
+    ``reasoning.effort``) or ``"knowledge-forge"`` (Knowledge Forge's top-level ``effort`` and the
+    older Knowledge Forge CLI's defaults); see :mod:`forge_cli.backends._responses_request`.
     """
 
-    name = "responses"
     runs_hosted_tools = True
 
     def __init__(
@@ -68,10 +73,13 @@ class ResponsesBackend:
         read_timeout: float = 120.0,
         retry: RetryPolicy | None = None,
         store: bool | None = None,
+        dialect: Dialect = "openai",
         client: httpx2.AsyncClient | None = None,
         sleep: SleepFunction = asyncio.sleep,
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
+        self.dialect: Dialect = dialect
+        self.name = "knowledge-forge" if dialect == "knowledge-forge" else "responses"
         self.base_url = _normalise_base_url(base_url)
         self.limits = limits
         self.api_key_env = api_key_env
@@ -91,7 +99,10 @@ class ResponsesBackend:
 
     def __repr__(self) -> str:
         key = "set" if self._api_key else "none"
-        return f"ResponsesBackend(base_url={self.base_url!r}, api_key={key}, store={self.store!r})"
+        return (
+            f"ResponsesBackend(base_url={self.base_url!r}, api_key={key}, store={self.store!r}, "
+            f"dialect={self.dialect!r})"
+        )
 
     @property
     def stores_responses(self) -> bool:
@@ -106,7 +117,7 @@ class ResponsesBackend:
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield its events as they arrive."""
-        body = request.to_wire()
+        body = responses_body(request, dialect=self.dialect)
         body["stream"] = True
         if self.store is not None:
             body["store"] = self.store
@@ -122,10 +133,13 @@ class ResponsesBackend:
         try:
             _reject_html(response, ctx)
             if _is_json(response):
-                yield await self._json_reply_event(response, ctx)
+                reply = await self._json_reply_event(response, ctx)
+                yield knowledge_forge_event(reply) if self.dialect == "knowledge-forge" else reply
                 return
             async with aclosing(_sse_events(response, ctx, self.limits)) as events:
                 async for event in events:
+                    if self.dialect == "knowledge-forge":
+                        event = knowledge_forge_event(event)
                     yield event
         finally:
             release()

@@ -7,8 +7,9 @@ missing piece gives a one-line error instead of a traceback.
 
 from __future__ import annotations
 
+import os
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ __all__ = [
     "BackendOverride",
     "agent_config",
     "apply_process_limits",
+    "api_key_env",
     "backend_overridden",
     "build_backend",
     "build_responder",
@@ -50,14 +52,27 @@ __all__ = [
     "stores_responses",
 ]
 
-DEFAULT_BASE_URLS = {"responses": "http://localhost:9999/v1", "chat": "http://localhost:11434/v1"}
+DEFAULT_BASE_URLS = {
+    "responses": "http://localhost:9999/v1",
+    "knowledge-forge": "http://localhost:9999/v1",
+    "chat": "http://localhost:11434/v1",
+}
 """Used when a profile names an API kind but no URL (a local Knowledge Forge server, Ollama)."""
 
 
-def _api_key_env(settings: Settings) -> str | None:
+def api_key_env(settings: Settings, environ: Mapping[str, str] | None = None) -> str:
+    """The environment variable the API key is read from (``forge doctor`` names it).
+
+    ``api_key_env`` (``--api-key-env``) when set. Otherwise ``FORGE_API_KEY`` when it is set, then,
+    for OpenAI-compatible servers (``responses`` and ``chat``), ``OPENAI_API_KEY``; Knowledge Forge
+    reads only ``FORGE_API_KEY``. With neither set, the variable a user would be told to set.
+    """
     if settings.api_key_env:
         return settings.api_key_env
-    return "OPENAI_API_KEY" if settings.api == "chat" else "FORGE_API_KEY"
+    env = os.environ if environ is None else environ
+    if settings.api == "knowledge-forge" or env.get("FORGE_API_KEY"):
+        return "FORGE_API_KEY"
+    return "OPENAI_API_KEY"
 
 
 BackendOverride = Callable[[Settings], "Backend | None"]
@@ -96,8 +111,8 @@ def build_backend(settings: Settings) -> Backend:
 
         return LocalBackend(config=engine_config(settings))
     base_url = settings.base_url or DEFAULT_BASE_URLS[settings.api]
-    key_env = _api_key_env(settings)
-    if settings.api == "responses":
+    key_env = api_key_env(settings)
+    if settings.api in ("responses", "knowledge-forge"):
         from forge_cli.backends.responses_http import ResponsesBackend
 
         return ResponsesBackend(
@@ -107,6 +122,7 @@ def build_backend(settings: Settings) -> Backend:
             read_timeout=settings.timeout,
             store=settings.store,
             limits=settings.limits(),
+            dialect="knowledge-forge" if settings.api == "knowledge-forge" else "openai",
         )
     from forge_cli.backends.chat_completions import ChatCompletionsBackend
 
@@ -116,6 +132,7 @@ def build_backend(settings: Settings) -> Backend:
         api_key_env=key_env,
         timeout=settings.timeout,
         limits=settings.limits(),
+        think_tags=settings.think_tags,
     )
 
 

@@ -30,15 +30,20 @@ class Check:
 def _auth(settings: Settings) -> Check:
     if settings.api == "local":
         return Check("auth", True, "the local engine needs no key")
-    env = settings.api_key_env or ("OPENAI_API_KEY" if settings.api == "chat" else "FORGE_API_KEY")
+    from forge_cli.cli.build import api_key_env
+
+    env = api_key_env(settings)
     if settings.api_key:
         return Check("auth", True, "a stored key is configured (not shown)")
     if os.environ.get(env):
-        return Check("auth", True, f"key found in ${env}")
+        return Check("auth", True, f"key read from ${env}")
+    looked = (
+        f"${env}" if settings.api_key_env or env == "FORGE_API_KEY" else f"$FORGE_API_KEY or ${env}"
+    )
     return Check(
         "auth",
         True,
-        f"no key in ${env} (fine for servers without auth)",
+        f"no key in {looked} (fine for servers without auth)",
         f"export {env}=... or `forge config set api_key`",
     )
 

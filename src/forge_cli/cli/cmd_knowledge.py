@@ -52,7 +52,7 @@ def _backend_options(func: F) -> F:
         click.option("--profile", metavar="NAME", help="Config profile to use."),
         click.option(
             "--api",
-            type=click.Choice(("local", "responses")),
+            type=click.Choice(("local", "responses", "knowledge-forge")),
             help="Local store, or a Responses server's /v1/files and /v1/vector_stores.",
         ),
         click.option("--base-url", metavar="URL", help="Server URL (with /v1)."),

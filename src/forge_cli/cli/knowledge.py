@@ -38,13 +38,16 @@ def build_knowledge_client(settings: Settings) -> KnowledgeClient:
     if settings.api == "local":
         return LocalKnowledgeClient(lambda: open_local_store(settings))
     if settings.api == "chat":
-        raise UsageError("the chat API has no document store", hint="use --api local or responses")
+        raise UsageError(
+            "the chat API has no document store",
+            hint="use --api local, responses or knowledge-forge",
+        )
     from forge_cli.backends.knowledge_http import HttpKnowledgeClient
-    from forge_cli.cli.build import DEFAULT_BASE_URLS
+    from forge_cli.cli.build import DEFAULT_BASE_URLS, api_key_env
 
     return HttpKnowledgeClient(
-        settings.base_url or DEFAULT_BASE_URLS["responses"],
-        api_key_env=settings.api_key_env or "FORGE_API_KEY",
+        settings.base_url or DEFAULT_BASE_URLS[settings.api],
+        api_key_env=api_key_env(settings),
         api_key=settings.api_key,
         timeout=settings.timeout,
         limits=settings.limits(),

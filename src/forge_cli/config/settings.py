@@ -31,8 +31,10 @@ __all__ = [
     "parse_value",
 ]
 
-ApiKind = Literal["local", "responses", "chat"]
-API_KINDS: tuple[str, ...] = ("local", "responses", "chat")
+ApiKind = Literal["local", "responses", "chat", "knowledge-forge"]
+API_KINDS: tuple[str, ...] = ("local", "responses", "chat", "knowledge-forge")
+"""``knowledge-forge`` is the Responses API spoken the Knowledge Forge way (its own fields and
+the older Knowledge Forge CLI's defaults); ``responses`` sends only standard OpenAI fields."""
 DRIVERS: tuple[str, ...] = ("native", "react", "evaluator")
 """Agent drivers: native tool calling, ReAct text protocol, tool calling plus an evaluator."""
 EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "dev")
@@ -85,6 +87,8 @@ class Settings:
     """Python files defining user tools, in order."""
     yes: bool = False
     reasoning: bool = True
+    think_tags: bool = True
+    """Show ``<think>…</think>`` opening a chat answer as reasoning (else as answer text)."""
     debug: bool = False
     ascii: bool = False
     timeout: float = 60.0
@@ -277,7 +281,12 @@ class KeySpec:
 KEYS: dict[str, KeySpec] = {
     spec.name: spec
     for spec in (
-        KeySpec("api", _choice(API_KINDS), "FORGE_API", "backend kind: local, responses or chat"),
+        KeySpec(
+            "api",
+            _choice(API_KINDS),
+            "FORGE_API",
+            "backend kind: local, responses, chat or knowledge-forge",
+        ),
         KeySpec("base_url", _url, "FORGE_BASE_URL", "server URL for responses/chat"),
         KeySpec("api_key_env", _env_name, "FORGE_API_KEY_ENV", "env var holding the API key"),
         KeySpec("api_key", _text, None, "stored API key (set with `forge config set api_key`)"),
@@ -320,6 +329,12 @@ KEYS: dict[str, KeySpec] = {
         ),
         KeySpec("yes", _bool, "FORGE_YES", "approve tool calls without asking"),
         KeySpec("reasoning", _bool, "FORGE_REASONING", "show the model's reasoning"),
+        KeySpec(
+            "think_tags",
+            _bool,
+            "FORGE_THINK_TAGS",
+            "show <think>…</think> opening a chat answer as reasoning",
+        ),
         KeySpec("debug", _bool, "FORGE_DEBUG", "tracebacks and request logs"),
         KeySpec("ascii", _bool, "FORGE_ASCII", "ASCII-only glyphs"),
         KeySpec("timeout", _positive_float, "FORGE_TIMEOUT", "request timeout in seconds"),

@@ -6,7 +6,6 @@ it never breaks the listing (shell_gpt PR #786: one truncated chat file crashed 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator

@@ -206,7 +206,8 @@ class _Turn:
                 self.input_tokens = int(usage.get("input_tokens") or 0)
                 self.output_tokens = int(usage.get("output_tokens") or 0)
             elif event.type in ("error", "response.failed"):
-                message = data.get("message") or (data.get("response") or {}).get("error", {})
+                error = (data.get("response") or {}).get("error") or {}
+                message = data.get("message") or error.get("message") or "no reason given"
                 raise StreamError(f"the upstream model failed: {message}")
 
     def _write(self, delta: str, *, final: bool = False) -> list[StreamEvent]:

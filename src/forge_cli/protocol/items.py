@@ -118,11 +118,17 @@ class FileSearchCall(_Item):
 
 
 class WebSearchSource(WireModel):
-    """A web page a search used."""
+    """A web page a search used, or (``type: "api"``) a data feed named by ``name``, no URL."""
 
     type: str = "url"
     url: str = ""
     title: str | None = None
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        """What names the source for a person: its title, URL, or feed name."""
+        return self.title or self.url or self.name or f"{self.type} source"
 
 
 class WebSearchAction(WireModel):
@@ -153,12 +159,23 @@ class WebSearchCall(_Item):
             found.extend(self.action.queries or [])
         return list(dict.fromkeys(q for q in found if q))
 
+    annotations: list[dict[str, Any]] | None = None
+    """Knowledge Forge: the pages found, as ``url_citation`` annotations on the call."""
+
     def all_sources(self) -> list[WebSearchSource]:
-        """Every source, wherever the server put it."""
+        """Every source, wherever the server put it (KF annotations included), once each."""
         found = list(self.sources or [])
         if self.action is not None:
             found.extend(self.action.sources or [])
-        return found
+        for ann in self.annotations or []:
+            if isinstance(ann, dict) and ann.get("url"):
+                title = ann.get("title")
+                found.append(WebSearchSource(url=str(ann["url"]), title=title if title else None))
+        unique: dict[tuple[str, str, str | None], WebSearchSource] = {}
+        for source in found:
+            key = (source.type, source.url, None if source.url else source.name)
+            unique.setdefault(key, source)
+        return list(unique.values())
 
 
 class FunctionCall(_Item):
@@ -202,12 +219,36 @@ class CodeInterpreterCall(_Item, TraceableToolCall):
     container_id: str | None = None
     code: str | None = None
     outputs: list[dict[str, Any]] | None = None
+    results: list[dict[str, Any]] | None = None
+    """Knowledge Forge's name for ``outputs`` (``logs`` and ``files`` entries)."""
+
+    def all_outputs(self) -> list[dict[str, Any]]:
+        """OpenAI ``outputs`` and Knowledge Forge ``results``, in that order."""
+        found = [*(self.outputs or []), *(self.results or [])]
+        return [out for out in found if isinstance(out, dict)]
 
     def logs(self) -> str:
         """All log outputs joined."""
         return "".join(
-            str(out.get("logs", "")) for out in self.outputs or [] if out.get("type") == "logs"
+            str(out.get("logs", "")) for out in self.all_outputs() if out.get("type") == "logs"
         )
+
+    def files(self) -> list[str]:
+        """Names of the files and images the code produced (file name, id or URL)."""
+        names: list[str] = []
+        for out in self.all_outputs():
+            if out.get("type") == "image":
+                url = str(out.get("url") or "")
+                inline = url.startswith("data:")  # the picture itself: name its type only
+                kind = url[5:].split(";", 1)[0] if inline else ""
+                names.append(
+                    f"image ({kind})" if inline else url or str(out.get("file_id") or "image")
+                )
+            for entry in out.get("files") or [] if out.get("type") == "files" else []:
+                if isinstance(entry, dict):
+                    name = entry.get("filename") or entry.get("file_id") or entry.get("mime_type")
+                    names.append(str(name or "file"))
+        return names
 
 
 class ComputerCall(_Item):

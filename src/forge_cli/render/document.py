@@ -84,8 +84,9 @@ def _page_reader(item: Any, _outputs: dict[str, FunctionCallOutput]) -> Fields:
 
 
 def _code(item: Any, _outputs: dict[str, FunctionCallOutput]) -> Fields:
+    outputs = item.all_outputs() if item.outputs or item.results else None  # KF: ``results``
     return {"arguments": {"code": item.code, "container_id": item.container_id},
-            "result": {"logs": item.logs(), "outputs": item.outputs}}  # fmt: skip
+            "result": {"logs": item.logs(), "outputs": outputs}}  # fmt: skip
 
 
 def _function(item: Any, outputs: dict[str, FunctionCallOutput]) -> Fields:
