@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 import click
 
+from forge_cli.cli.cmd_reembed import reembed
 from forge_cli.cli.knowledge import (
     attach_file,
     build_knowledge_client,
@@ -375,3 +376,6 @@ def files_delete(file_id: str, **options: Any) -> None:
         click.echo(_clean(f"Deleted {file_id}"), err=True)
 
     _run(options, work)
+
+
+vs.add_command(reembed)

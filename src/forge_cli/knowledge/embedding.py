@@ -11,11 +11,14 @@ from array import array
 from typing import Protocol, runtime_checkable
 
 from forge_cli.errors import KnowledgeError
+from forge_cli.knowledge.scoring import fuse
 
 __all__ = [
     "RRF_K",
     "Embedder",
     "checked_embed",
+    "embed_packed",
+    "embedder_name",
     "normalise",
     "pack",
     "reciprocal_rank_fusion",
@@ -69,13 +72,38 @@ def checked_embed(embedder: Embedder, texts: list[str]) -> list[list[float]]:
 def reciprocal_rank_fusion(rankings: list[list[int]], k: int = RRF_K) -> dict[int, float]:
     """Fuse ranked id lists: each id scores ``sum(1 / (k + rank))`` over the lists it is in.
 
-    Scores are normalised to 0..1 by the best possible score (first in every list).
+    Scores are normalised to 0..1 by the best possible score (first in every list). The
+    weighted form is :func:`forge_cli.knowledge.scoring.fuse`.
     """
-    if not rankings:
-        return {}
-    fused: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, item in enumerate(ranking, start=1):
-            fused[item] = fused.get(item, 0.0) + 1.0 / (k + rank)
-    best = len(rankings) / (k + 1)
-    return {item: min(1.0, score / best) for item, score in fused.items()}
+    return fuse(rankings, k=k)
+
+
+def embedder_name(embedder: Embedder) -> str:
+    """The name vectors of ``embedder`` are stored under (its ``name`` attribute, else its type).
+
+    Vectors of different models are never compared: a search uses only the vectors stored
+    under the name of the embedder it runs with.
+    """
+    name = getattr(embedder, "name", None)
+    return name if isinstance(name, str) and name else type(embedder).__name__
+
+
+def embed_packed(embedder: Embedder, texts: list[str]) -> tuple[int, list[bytes]]:
+    """Embed ``texts`` and return (dimension, one packed unit vector per text).
+
+    Uses the embedder's ``embed_array`` (numpy, no per-number Python work) when it has one, as
+    :class:`~forge_cli.knowledge.local_embedding.LocalEmbedder` does; otherwise
+    :func:`checked_embed`.
+    """
+    if not texts:
+        return 0, []
+    embed_array = getattr(embedder, "embed_array", None)
+    if callable(embed_array):
+        import numpy as np
+
+        matrix = np.asarray(embed_array(texts), dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape[0] != len(texts) or not np.isfinite(matrix).all():
+            raise KnowledgeError("the embedder returned vectors of the wrong shape")
+        return int(matrix.shape[1]), [row.tobytes() for row in matrix]
+    vectors = checked_embed(embedder, texts)
+    return len(vectors[0]), [pack(v) for v in vectors]
