@@ -14,7 +14,9 @@ Nothing heavy is imported until the first :meth:`LocalEmbedder.embed` call: nump
 from __future__ import annotations
 
 import importlib.util
+import re
 import threading
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +33,10 @@ LOCAL_MODEL_NAME = "wordllama/l2_supercat-256"
 _WEIGHTS = "weights/l2_supercat_256.safetensors"
 _TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 _TENSOR = "embedding.weight"
-_BATCH = 256
+_WORD_CACHE = 64_000
+"""Distinct words whose vectors are remembered (64 MB at most)."""
+_WORD = re.compile(r"\w+|[^\w\s]+")
+"""A word: a run of word characters, or of other non-space characters."""
 
 
 def _package_dir() -> Path | None:
@@ -57,6 +62,9 @@ class LocalEmbedder:
         self._lock = threading.Lock()
         self._tokenizer: Any = None
         self._weights: Any = None
+        self._word_rows_cache: dict[str, int] = {}
+        self._word_vectors: Any = None
+        self._vocab: dict[str, int] = {}
 
     def _load(self) -> tuple[Any, npt.NDArray[np.float32]]:
         with self._lock:
@@ -77,35 +85,79 @@ class LocalEmbedder:
                 weights = load_file(str(root / _WEIGHTS))[_TENSOR]
                 self._tokenizer = tokenizer
                 self._weights = np.ascontiguousarray(weights, dtype=np.float32)
+                self._word_vectors = self._weights[:0]
+                self._vocab = dict(tokenizer.get_vocab())
             return self._tokenizer, self._weights
+
+    def _word_rows(
+        self, tokenizer: Any, weights: npt.NDArray[np.float32], texts: list[str]
+    ) -> tuple[list[int], list[int]]:
+        """Each text as rows of the word-vector table (concatenated), and its word count.
+
+        The model is a bag of tokens (a text's vector is the sum of its tokens' vectors), and
+        its SentencePiece tokenizer never merges across a word boundary, so a text's vector is
+        the sum of its words' vectors. Words are runs of letters/digits or of punctuation
+        ("open()," is "open" and "(),"); each distinct word is embedded once and remembered
+        (tokenizing every text whole was the slowest step of ingest): a word that is one
+        vocabulary entry ("▁" + word) needs no tokenizer run at all.
+        """
+        import numpy as np
+
+        cache = self._word_rows_cache
+        split = list(map(_WORD.findall, texts))
+        flat = list(chain.from_iterable(split))
+        new = sorted(set(flat).difference(cache))
+        if new:
+            if len(cache) + len(new) > _WORD_CACHE:
+                cache.clear()
+                self._word_vectors = weights[:0]
+            vectors = np.zeros((len(new), weights.shape[1]), dtype=np.float32)
+            single = [self._vocab.get("▁" + w, -1) for w in new]
+            known = [n for n, i in enumerate(single) if i >= 0]
+            if known:
+                vectors[known] = weights[[single[n] for n in known]]
+            rest = [n for n, i in enumerate(single) if i < 0]
+            if rest:
+                encodings = tokenizer.encode_batch_fast(
+                    [new[n] for n in rest], add_special_tokens=False
+                )
+                lengths = np.fromiter((len(e.ids) for e in encodings), np.int64, len(rest))
+                ids = np.fromiter(
+                    chain.from_iterable(e.ids for e in encodings), np.int64, int(lengths.sum())
+                )
+                np.clip(ids, 0, weights.shape[0] - 1, out=ids)
+                ends = np.cumsum(lengths).tolist()
+                begin = 0
+                for n, end in zip(rest, ends, strict=True):
+                    vectors[n] = weights[ids[begin:end]].sum(axis=0)
+                    begin = end
+            base = len(cache)
+            self._word_vectors = np.concatenate((self._word_vectors, vectors))
+            cache.update((word, base + n) for n, word in enumerate(new))
+        return list(map(cache.__getitem__, flat)), list(map(len, split))
 
     def embed_array(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """Unit vectors for ``texts`` as a ``(len(texts), 256)`` float32 array.
 
-        A text without any token (empty) gets the zero vector.
+        A text without any word gets the zero vector.
         """
         import numpy as np
 
         tokenizer, weights = self._load()
         out = np.zeros((len(texts), weights.shape[1]), dtype=np.float32)
-        top = weights.shape[0] - 1
-        for start in range(0, len(texts), _BATCH):
-            encoded = tokenizer.encode_batch(
-                texts[start : start + _BATCH], add_special_tokens=False
-            )
-            lengths = np.fromiter((len(e.ids) for e in encoded), dtype=np.int64)
-            if not lengths.sum():
-                continue
-            ids = np.fromiter(
-                (i for e in encoded for i in e.ids), dtype=np.int64, count=int(lengths.sum())
-            )
-            np.clip(ids, 0, top, out=ids)
-            rows = np.nonzero(lengths)[0]
-            offsets = np.concatenate(([0], np.cumsum(lengths[rows])[:-1]))
-            sums = np.add.reduceat(weights[ids], offsets, axis=0)
-            norms = np.linalg.norm(sums, axis=1, keepdims=True)
-            norms[norms == 0] = 1.0
-            out[start + rows] = sums / norms
+        with self._lock:
+            all_rows, all_lengths = self._word_rows(tokenizer, weights, texts)
+            table = self._word_vectors
+        rows = np.asarray(all_rows, dtype=np.int64)
+        ends = np.cumsum(np.asarray(all_lengths, dtype=np.int64)).tolist()
+        begin = 0
+        for n, end in enumerate(ends):
+            if end > begin:  # one small gather and sum per text (np.add.reduceat is far slower)
+                out[n] = table[rows[begin:end]].sum(axis=0)
+            begin = end
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        out /= norms
         return out
 
     def embed(self, texts: list[str]) -> list[list[float]]:
