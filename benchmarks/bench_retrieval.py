@@ -30,7 +30,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -61,6 +60,10 @@ FUSIONS: dict[str, Fusion] = {
     "rrf k=60 1:2 (dense)": Fusion(dense_weight=2.0),
     "rrf k=60 2:1 (keyword)": Fusion(keyword_weight=2.0),
     "rrf k=60 1:1 pool 100": Fusion(pool=100),
+    "rrf 1:1 + doc 0.1": Fusion(document_weight=0.1),
+    "rrf 1:1 + doc 0.3": Fusion(document_weight=0.3),
+    "rrf 2:1 + doc 0.3": Fusion(keyword_weight=2.0, document_weight=0.3),
+    "rrf 1:1 + doc 1.0": Fusion(document_weight=1.0),
 }
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.errors import KnowledgeError
-from forge_cli.knowledge.scoring import dense_top
+from forge_cli.knowledge.scoring import coarse_matrix, dense_top
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,6 +33,7 @@ class DenseIndex:
     file_rows: npt.NDArray[np.int32]
     files: dict[str, int]
     matrix: npt.NDArray[np.float32]
+    coarse: npt.NDArray[np.float32] | None
 
     def top(
         self, query: npt.NDArray[np.float32], limit: int, allowed_files: set[str] | None
@@ -48,7 +49,8 @@ class DenseIndex:
             if not rows:
                 return []
             mask = np.isin(self.file_rows, np.asarray(rows, dtype=np.int32))
-        return [(int(self.chunk_ids[i]), s) for i, s in dense_top(self.matrix, query, limit, mask)]
+        found = dense_top(self.matrix, query, limit, mask, self.coarse)
+        return [(int(self.chunk_ids[i]), s) for i, s in found]
 
 
 _CACHE_SIZE = 4
@@ -128,4 +130,4 @@ def _load(conn: sqlite3.Connection, model: int, key: tuple[int, int]) -> DenseIn
     )
     chunk_ids = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
     matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dim)
-    return DenseIndex(key, chunk_ids, file_rows, files, matrix)
+    return DenseIndex(key, chunk_ids, file_rows, files, matrix, coarse_matrix(matrix))

@@ -17,6 +17,7 @@ __all__ = [
     "RRF_K",
     "Embedder",
     "checked_embed",
+    "embed_chunks",
     "embed_packed",
     "embedder_name",
     "normalise",
@@ -107,3 +108,39 @@ def embed_packed(embedder: Embedder, texts: list[str]) -> tuple[int, list[bytes]
         return int(matrix.shape[1]), [row.tobytes() for row in matrix]
     vectors = checked_embed(embedder, texts)
     return len(vectors[0]), [pack(v) for v in vectors]
+
+
+HEADING_WEIGHT = 1.0
+"""How much a chunk's heading path counts against its text in a bag-of-words chunk vector."""
+
+
+def embed_chunks(embedder: Embedder, chunks: list[tuple[str, str]]) -> tuple[int, list[bytes]]:
+    """Embed ``(heading, text)`` chunks; returns (dimension, one packed unit vector per chunk).
+
+    A contextual model (the remote embedder) gets "heading, blank line, text" as one input. A
+    bag-of-words model (one with ``embed_array``, such as the local embedder) would let a long
+    text drown its short heading path, which names the page and section the chunk is about,
+    so there the unit vectors of heading and text are added with :data:`HEADING_WEIGHT`.
+    """
+    if not chunks:
+        return 0, []
+    embed_array = getattr(embedder, "embed_array", None)
+    if not callable(embed_array):
+        return embed_packed(embedder, [f"{h}\n\n{t}" if h else t for h, t in chunks])
+    import numpy as np
+
+    headings = sorted({h for h, _ in chunks if h})
+    texts = np.asarray(embed_array([t for _, t in chunks]), dtype=np.float32)
+    if headings:
+        by_heading = dict(
+            zip(headings, np.asarray(embed_array(headings), dtype=np.float32), strict=True)
+        )
+        for row, (heading, _) in enumerate(chunks):
+            if heading:
+                texts[row] += HEADING_WEIGHT * by_heading[heading]
+    norms = np.linalg.norm(texts, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    texts /= norms
+    if not np.isfinite(texts).all():
+        raise KnowledgeError("the embedder returned non-finite vectors")
+    return int(texts.shape[1]), [row.tobytes() for row in texts]

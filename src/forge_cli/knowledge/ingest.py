@@ -20,7 +20,7 @@ from pathlib import Path
 from forge_cli.errors import UsageError
 from forge_cli.knowledge.chunking import ChunkSpec, chunk_text
 from forge_cli.knowledge.dense import bump_generation, ensure_model
-from forge_cli.knowledge.embedding import Embedder, embed_packed, embedder_name
+from forge_cli.knowledge.embedding import Embedder, embed_chunks, embedder_name
 from forge_cli.knowledge.extract import (
     SUPPORTED_EXTENSIONS,
     ExtractedText,
@@ -33,7 +33,6 @@ from forge_cli.knowledge.models import Attributes
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
     "PreparedFile",
-    "embed_text",
     "expand_paths",
     "index_chunks",
     "insert_prepared",
@@ -120,7 +119,7 @@ def prepare_file(
     vectors: list[bytes] | None = None
     model, dim = None, 0
     if embedder is not None:
-        dim, vectors = embed_packed(embedder, [embed_text(c.heading, c.text) for c in chunks])
+        dim, vectors = embed_chunks(embedder, [(c.heading, c.text) for c in chunks])
         model = embedder_name(embedder)
     return PreparedFile(
         filename=filename,
@@ -132,11 +131,6 @@ def prepare_file(
         model=model,
         dim=dim,
     )
-
-
-def embed_text(heading: str, text: str) -> str:
-    """The text a chunk is embedded as: its heading path, then its text."""
-    return f"{heading}\n\n{text}" if heading else text
 
 
 def validate_attributes(raw: Mapping[str, object] | None) -> Attributes:

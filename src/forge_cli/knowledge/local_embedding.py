@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.errors import KnowledgeError
+from forge_cli.knowledge.query import STOPWORDS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -112,11 +113,16 @@ class LocalEmbedder:
                 cache.clear()
                 self._word_vectors = weights[:0]
             vectors = np.zeros((len(new), weights.shape[1]), dtype=np.float32)
-            single = [self._vocab.get("▁" + w, -1) for w in new]
+            # Stopwords and punctuation (markup: "::", "``", "===") stay zero: they say nothing
+            # about the topic, and in a mean of word vectors they drown the words that do.
+            single = [
+                -2 if w.lower() in STOPWORDS or not w[0].isalnum() else self._vocab.get("▁" + w, -1)
+                for w in new
+            ]
             known = [n for n, i in enumerate(single) if i >= 0]
             if known:
                 vectors[known] = weights[[single[n] for n in known]]
-            rest = [n for n, i in enumerate(single) if i < 0]
+            rest = [n for n, i in enumerate(single) if i == -1]
             if rest:
                 encodings = tokenizer.encode_batch_fast(
                     [new[n] for n in rest], add_special_tokens=False

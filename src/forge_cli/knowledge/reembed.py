@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 from forge_cli.knowledge.db import Database
 from forge_cli.knowledge.dense import bump_generation, ensure_model
-from forge_cli.knowledge.embedding import Embedder, embed_packed, embedder_name
-from forge_cli.knowledge.ingest import embed_text
+from forge_cli.knowledge.embedding import Embedder, embed_chunks, embedder_name
 
 __all__ = ["ReembedResult", "reembed"]
 
@@ -74,7 +73,7 @@ def reembed(
             rows = conn.execute(
                 f"SELECT id, heading, text FROM chunks WHERE id IN ({marks}) ORDER BY id", ids
             ).fetchall()
-        dim, vectors = embed_packed(embedder, [embed_text(str(h), str(t)) for _, h, t in rows])
+        dim, vectors = embed_chunks(embedder, [(str(h), str(t)) for _, h, t in rows])
         with db.write() as conn:
             model = ensure_model(conn, name, dim)
             conn.executemany(

@@ -30,7 +30,9 @@ __all__ = [
     "Fusion",
     "TermStats",
     "bm25",
+    "coarse_matrix",
     "dense_top",
+    "document_boost",
     "fuse",
     "idf",
     "ranked",
@@ -85,27 +87,61 @@ def bm25(
     return score
 
 
+COARSE_DIMS = 64
+"""Leading dimensions used for the first pass over a large matrix (see :func:`dense_top`)."""
+COARSE_MIN_ROWS = 20_000
+_RESCORE_MIN = 1_000
+
+
+def coarse_matrix(matrix: npt.NDArray[np.float32]) -> npt.NDArray[np.float32] | None:
+    """The first-pass copy of a large matrix (its leading :data:`COARSE_DIMS` columns).
+
+    Matryoshka-trained models (WordLlama) keep most of their meaning in the leading dimensions,
+    and a 64-column copy of 50,000 vectors is small enough to scan in about a millisecond.
+    """
+    import numpy as np
+
+    if matrix.shape[0] < COARSE_MIN_ROWS or matrix.shape[1] <= COARSE_DIMS:
+        return None
+    return np.ascontiguousarray(matrix[:, :COARSE_DIMS])
+
+
 def dense_top(
     matrix: npt.NDArray[np.float32],
     query: npt.NDArray[np.float32],
     limit: int,
     mask: npt.NDArray[np.bool_] | None = None,
+    coarse: npt.NDArray[np.float32] | None = None,
 ) -> list[tuple[int, float]]:
     """The ``limit`` rows of ``matrix`` (unit vectors) most similar to ``query``, best first.
 
-    Returns (row index, cosine similarity); rows where ``mask`` is False are skipped.
+    Returns (row index, cosine similarity); rows where ``mask`` is False are skipped. With a
+    ``coarse`` matrix (:func:`coarse_matrix`), all rows are first scored on its columns and only
+    the best ``max(1000, 20 × limit)`` are scored exactly.
     """
     import numpy as np
 
     if matrix.shape[0] == 0 or limit <= 0:
         return []
-    scores = matrix @ query
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
+    keep = max(_RESCORE_MIN, 20 * limit)
+    if coarse is not None and coarse.shape[0] == matrix.shape[0] and keep < matrix.shape[0]:
+        approx = coarse @ query[: coarse.shape[1]]
+        if mask is not None:
+            approx = np.where(mask, approx, -np.inf)
+        rows = np.argpartition(-approx, keep - 1)[:keep]
+        rows = rows[np.isfinite(approx[rows])]
+        scores = matrix[rows] @ query
+    else:
+        rows = np.arange(matrix.shape[0])
+        scores = matrix @ query
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
     n = min(limit, scores.shape[0])
+    if n == 0:
+        return []
     top = np.argpartition(-scores, n - 1)[:n] if n < scores.shape[0] else np.arange(n)
     top = top[np.argsort(-scores[top], kind="stable")]
-    return [(int(i), float(scores[i])) for i in top if np.isfinite(scores[i])]
+    return [(int(rows[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +157,8 @@ class Fusion:
     dense_weight: float = 1.0
     pool: int = 50
     """How many candidates each ranking contributes."""
+    document_weight: float = 0.0
+    """Share of the other candidates of the same document added to a candidate's score."""
 
 
 DEFAULT_FUSION = Fusion()
@@ -150,3 +188,26 @@ def fuse(
 def ranked(scores: Mapping[int, float]) -> list[tuple[int, float]]:
     """Scores as a list, best first (ties broken by id, so the order is stable)."""
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def document_boost(
+    scores: Mapping[int, float], documents: Mapping[int, str], weight: float
+) -> dict[int, float]:
+    """Add ``weight`` times the scores of the other candidates from the same document.
+
+    A page with several good passages is more likely the answer than a page with one; the
+    result is renormalised to 0..1.
+    """
+    if weight <= 0 or not scores:
+        return dict(scores)
+    totals: dict[str, float] = {}
+    for item, score in scores.items():
+        doc = documents.get(item)
+        if doc is not None:
+            totals[doc] = totals.get(doc, 0.0) + score
+    boosted = {
+        item: score + weight * (totals.get(documents.get(item, ""), score) - score)
+        for item, score in scores.items()
+    }
+    best = max(boosted.values())
+    return {item: s / best for item, s in boosted.items()} if best > 0 else boosted

@@ -13,7 +13,7 @@ import json
 import logging
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from forge_cli.errors import ForgeError, NotFoundError, UsageError
 from forge_cli.knowledge.dense import dense_index, model_id
@@ -22,7 +22,7 @@ from forge_cli.knowledge.filters import compile_filter, parse_filter
 from forge_cli.knowledge.models import SearchHit
 from forge_cli.knowledge.query import query_terms
 from forge_cli.knowledge.ranking import Scope, bm25_ranking, plan_match
-from forge_cli.knowledge.scoring import DEFAULT_FUSION, Fusion, fuse, ranked
+from forge_cli.knowledge.scoring import DEFAULT_FUSION, Fusion, document_boost, fuse, ranked
 
 __all__ = [
     "MAX_RESULTS",
@@ -105,12 +105,21 @@ def search_chunks(
             [fusion.keyword_weight, fusion.dense_weight],
             fusion.k,
         )
+        if fusion.document_weight > 0:
+            fused = document_boost(fused, _documents(conn, fused), fusion.document_weight)
         scores = ranked(fused)
     else:
         scores = [(chunk_id, s / (s + BM25_HALF_SCORE)) for chunk_id, s in bm25]
     if score_threshold is not None:
         scores = [(c, s) for c, s in scores if s >= score_threshold]
     return _hits(conn, scope, scores[:max_num_results], query)
+
+
+def _documents(conn: sqlite3.Connection, chunk_ids: Iterable[int]) -> dict[int, str]:
+    ids = list(chunk_ids)
+    marks = ", ".join("?" for _ in ids)
+    rows = conn.execute(f"SELECT id, file_id FROM chunks WHERE id IN ({marks})", ids)
+    return {int(r[0]): str(r[1]) for r in rows}
 
 
 def _dense_ranking(
