@@ -201,7 +201,8 @@ def test_reembed_fills_missing_vectors_and_replaces_other_models(tmp_path: Path)
 
 def test_in_memory_vectors_reload_when_the_store_changes(tmp_path: Path) -> None:
     with KnowledgeStore(tmp_path / "k.db", embedder=WordEmbedder()) as store:
-        store.add_file(b"The moon.", "a.md")
+        gone = store.add_file(b"The moon.", "a.md").file
+        assert gone is not None
         with store._db.read() as conn:
             model = model_id(conn, "toy")
             assert model is not None
@@ -214,6 +215,11 @@ def test_in_memory_vectors_reload_when_the_store_changes(tmp_path: Path) -> None
         assert second is not first
         assert second is not None
         assert len(second.chunk_ids) == 2
+        store.delete_file(gone.id)  # a cascade delete is a change too
+        with store._db.read() as conn:
+            third = dense_index(conn, model)
+        assert third is not None
+        assert len(third.chunk_ids) == 1
 
 
 # -- the embedded model on a committed fixture corpus ---------------------------------------------

@@ -2,7 +2,7 @@
 
 Scoring 50,000 vectors row by row from SQLite would take far longer than a search may, so the
 vectors of a model are read once into one numpy matrix per connection and reused until the
-store changes (the model's ``generation`` or its vector count moves). The ranking itself is
+store changes (the model's ``generation`` moves). The ranking itself is
 :func:`forge_cli.knowledge.scoring.dense_top`, which knows nothing about SQLite.
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.errors import KnowledgeError
+from forge_cli.knowledge._numpy import prepare as prepare_numpy
 from forge_cli.knowledge.scoring import coarse_matrix, dense_top
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ __all__ = ["DenseIndex", "bump_generation", "dense_index", "ensure_model", "mode
 class DenseIndex:
     """The vectors of one model: row ``i`` of ``matrix`` is chunk ``chunk_ids[i]``."""
 
-    key: tuple[int, int]
+    key: int
     chunk_ids: npt.NDArray[np.int64]
     file_rows: npt.NDArray[np.int32]
     files: dict[str, int]
@@ -39,6 +40,7 @@ class DenseIndex:
         self, query: npt.NDArray[np.float32], limit: int, allowed_files: set[str] | None
     ) -> list[tuple[int, float]]:
         """The ``limit`` chunks nearest to ``query`` as (chunk id, cosine), best first."""
+        prepare_numpy()
         import numpy as np
 
         if query.shape[0] != self.matrix.shape[1]:
@@ -86,18 +88,16 @@ def bump_generation(conn: sqlite3.Connection, model: int) -> None:
     conn.execute("UPDATE embedding_models SET generation = generation + 1 WHERE id = ?", (model,))
 
 
-def _key(conn: sqlite3.Connection, model: int) -> tuple[int, int]:
-    generation = conn.execute(
-        "SELECT generation FROM embedding_models WHERE id = ?", (model,)
-    ).fetchone()
-    count = conn.execute("SELECT count(*) FROM embeddings WHERE model_id = ?", (model,)).fetchone()
-    return (int(generation[0]) if generation else -1, int(count[0]))
+def _key(conn: sqlite3.Connection, model: int) -> int:
+    """The model's generation (-1: unknown model); it changes with every write of its vectors."""
+    row = conn.execute("SELECT generation FROM embedding_models WHERE id = ?", (model,)).fetchone()
+    return -1 if row is None else int(row[0])
 
 
 def dense_index(conn: sqlite3.Connection, model: int) -> DenseIndex | None:
     """The in-memory vectors of ``model`` (read from the store when missing or stale)."""
     key = _key(conn, model)
-    if key[1] == 0:
+    if key < 0:
         return None
     slot = (id(conn), model)
     with _cache_lock:
@@ -106,6 +106,8 @@ def dense_index(conn: sqlite3.Connection, model: int) -> DenseIndex | None:
             _cache.move_to_end(slot)
             return entry[1]
     index = _load(conn, model, key)
+    if index is None:
+        return None
     with _cache_lock:
         _cache[slot] = (conn, index)
         _cache.move_to_end(slot)
@@ -114,7 +116,8 @@ def dense_index(conn: sqlite3.Connection, model: int) -> DenseIndex | None:
     return index
 
 
-def _load(conn: sqlite3.Connection, model: int, key: tuple[int, int]) -> DenseIndex:
+def _load(conn: sqlite3.Connection, model: int, key: int) -> DenseIndex | None:
+    prepare_numpy()
     import numpy as np
 
     rows: list[Any] = conn.execute(
@@ -124,6 +127,8 @@ def _load(conn: sqlite3.Connection, model: int, key: tuple[int, int]) -> DenseIn
     ).fetchall()
     dim = int(conn.execute("SELECT dim FROM embedding_models WHERE id = ?", (model,)).fetchone()[0])
     rows = [r for r in rows if len(r[2]) == dim * 4]
+    if not rows:
+        return None
     files: dict[str, int] = {}
     file_rows = np.fromiter(
         (files.setdefault(str(r[1]), len(files)) for r in rows), dtype=np.int32, count=len(rows)

@@ -11,6 +11,7 @@ from array import array
 from typing import Protocol, runtime_checkable
 
 from forge_cli.errors import KnowledgeError
+from forge_cli.knowledge._numpy import prepare as prepare_numpy
 from forge_cli.knowledge.scoring import fuse
 
 __all__ = [
@@ -100,6 +101,7 @@ def embed_packed(embedder: Embedder, texts: list[str]) -> tuple[int, list[bytes]
         return 0, []
     embed_array = getattr(embedder, "embed_array", None)
     if callable(embed_array):
+        prepare_numpy()
         import numpy as np
 
         matrix = np.asarray(embed_array(texts), dtype=np.float32)
@@ -127,6 +129,7 @@ def embed_chunks(embedder: Embedder, chunks: list[tuple[str, str]]) -> tuple[int
     embed_array = getattr(embedder, "embed_array", None)
     if not callable(embed_array):
         return embed_packed(embedder, [f"{h}\n\n{t}" if h else t for h, t in chunks])
+    prepare_numpy()
     import numpy as np
 
     headings = sorted({h for h, _ in chunks if h})

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.errors import KnowledgeError
+from forge_cli.knowledge._numpy import prepare as prepare_numpy
 from forge_cli.knowledge.query import STOPWORDS
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ class LocalEmbedder:
                         "the embedded embedding model is not installed (package wordllama)",
                         hint="pip install wordllama, or configure engine.embeddings_base_url",
                     )
+                prepare_numpy()
                 import numpy as np
                 from safetensors.numpy import load_file
                 from tokenizers import Tokenizer
@@ -102,6 +104,7 @@ class LocalEmbedder:
         (tokenizing every text whole was the slowest step of ingest): a word that is one
         vocabulary entry ("▁" + word) needs no tokenizer run at all.
         """
+        prepare_numpy()
         import numpy as np
 
         cache = self._word_rows_cache
@@ -147,6 +150,7 @@ class LocalEmbedder:
 
         A text without any word gets the zero vector.
         """
+        prepare_numpy()
         import numpy as np
 
         tokenizer, weights = self._load()

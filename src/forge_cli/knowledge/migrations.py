@@ -109,9 +109,10 @@ _V4_BULK_INDEX = [
 _V5_EMBEDDING_MODELS = [
     # Each vector records the model that made it: vectors of different models are never
     # compared, and ``forge vs reembed`` finds the chunks that lack one for the current model.
-    # ``generation`` grows on every write of a model's vectors, so an in-memory copy of them
-    # (``dense.py``) knows when it is stale. Vectors from before version 5 keep model 0
-    # ("unknown") until they are re-embedded.
+    # ``generation`` grows on every write of a model's vectors (explicitly after inserts, by
+    # trigger on deletes, which foreign-key cascades fire too), so an in-memory copy of them
+    # (``dense.py``) knows when it is stale from one indexed read. Vectors from before version 5
+    # keep model 0 ("unknown") until they are re-embedded.
     """CREATE TABLE embedding_models (
         id INTEGER PRIMARY KEY,
         name TEXT NOT NULL UNIQUE,
@@ -120,6 +121,9 @@ _V5_EMBEDDING_MODELS = [
     )""",
     "ALTER TABLE embeddings ADD COLUMN model_id INTEGER NOT NULL DEFAULT 0",
     "CREATE INDEX embeddings_model ON embeddings(model_id)",
+    """CREATE TRIGGER embeddings_ad AFTER DELETE ON embeddings BEGIN
+        UPDATE embedding_models SET generation = generation + 1 WHERE id = old.model_id;
+    END""",
 ]
 
 MIGRATIONS: list[list[str]] = [

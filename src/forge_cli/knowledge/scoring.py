@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from forge_cli.knowledge._numpy import prepare as prepare_numpy
+
 if TYPE_CHECKING:  # numpy is imported only by the functions that need it
     import numpy as np
     import numpy.typing as npt
@@ -99,6 +101,7 @@ def coarse_matrix(matrix: npt.NDArray[np.float32]) -> npt.NDArray[np.float32] | 
     Matryoshka-trained models (WordLlama) keep most of their meaning in the leading dimensions,
     and a 64-column copy of 50,000 vectors is small enough to scan in about a millisecond.
     """
+    prepare_numpy()
     import numpy as np
 
     if matrix.shape[0] < COARSE_MIN_ROWS or matrix.shape[1] <= COARSE_DIMS:
@@ -119,6 +122,7 @@ def dense_top(
     ``coarse`` matrix (:func:`coarse_matrix`), all rows are first scored on its columns and only
     the best ``max(1000, 20 × limit)`` are scored exactly.
     """
+    prepare_numpy()
     import numpy as np
 
     if matrix.shape[0] == 0 or limit <= 0:

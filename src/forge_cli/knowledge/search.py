@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 
 from forge_cli.errors import ForgeError, NotFoundError, UsageError
+from forge_cli.knowledge._numpy import prepare as prepare_numpy
 from forge_cli.knowledge.dense import dense_index, model_id
 from forge_cli.knowledge.embedding import Embedder, embed_packed, embedder_name
 from forge_cli.knowledge.filters import compile_filter, parse_filter
@@ -145,6 +146,7 @@ def _dense_ranking(
         if notes is not None:
             notes.append(note)
         return []
+    prepare_numpy()
     import numpy as np
 
     vector = np.frombuffer(blobs[0], dtype=np.float32)
