@@ -37,8 +37,8 @@ _TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 _TENSOR = "embedding.weight"
 _WORD_CACHE = 64_000
 """Distinct words whose vectors are remembered (64 MB at most)."""
-_WORD = re.compile(r"\w+|[^\w\s]+")
-"""A word: a run of word characters, or of other non-space characters."""
+_WORD = re.compile(r"\w+")
+"""A word: a run of letters, digits and underscores (punctuation and markup carry no topic)."""
 
 
 def _package_dir() -> Path | None:
@@ -99,10 +99,10 @@ class LocalEmbedder:
 
         The model is a bag of tokens (a text's vector is the sum of its tokens' vectors), and
         its SentencePiece tokenizer never merges across a word boundary, so a text's vector is
-        the sum of its words' vectors. Words are runs of letters/digits or of punctuation
-        ("open()," is "open" and "(),"); each distinct word is embedded once and remembered
-        (tokenizing every text whole was the slowest step of ingest): a word that is one
-        vocabulary entry ("▁" + word) needs no tokenizer run at all.
+        the sum of its words' vectors. Words are runs of letters/digits ("open()," is "open");
+        each distinct word is embedded once and remembered (tokenizing every text whole was the
+        slowest step of ingest): a word that is one vocabulary entry ("▁" + word) needs no
+        tokenizer run at all.
         """
         prepare_numpy()
         import numpy as np
@@ -116,12 +116,9 @@ class LocalEmbedder:
                 cache.clear()
                 self._word_vectors = weights[:0]
             vectors = np.zeros((len(new), weights.shape[1]), dtype=np.float32)
-            # Stopwords and punctuation (markup: "::", "``", "===") stay zero: they say nothing
-            # about the topic, and in a mean of word vectors they drown the words that do.
-            single = [
-                -2 if w.lower() in STOPWORDS or not w[0].isalnum() else self._vocab.get("▁" + w, -1)
-                for w in new
-            ]
+            # Stopwords stay zero: they say nothing about the topic, and in a mean of word
+            # vectors they drown the words that do (as punctuation and markup would).
+            single = [-2 if w.lower() in STOPWORDS else self._vocab.get("▁" + w, -1) for w in new]
             known = [n for n, i in enumerate(single) if i >= 0]
             if known:
                 vectors[known] = weights[[single[n] for n in known]]
