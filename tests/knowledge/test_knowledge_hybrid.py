@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -268,3 +270,34 @@ def test_local_embedder_is_offline_unit_length_and_deterministic() -> None:
     assert not first[2].any()
     again = LocalEmbedder().embed(["The moon pulls the tide."])
     assert np.allclose(again[0], first[0], atol=1e-6)
+
+
+_HEAVY = "['numpy', 'tokenizers', 'wordllama', 'safetensors']"
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["vs", "--help"]])
+def test_version_and_help_load_no_model(args: list[str]) -> None:
+    code = (
+        "import sys\nfrom forge_cli.cli.main import run\n"
+        f"try:\n    run({args!r})\nexcept SystemExit:\n    pass\n"
+        f"print([m for m in {_HEAVY} if m in sys.modules])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_keyword_only_store_search_loads_no_model(tmp_path: Path) -> None:
+    """A store without vectors is searched by keyword, and the default model is never loaded."""
+    path = tmp_path / "k.db"
+    with KnowledgeStore(path) as store:
+        vs = store.create_vector_store("s").id
+        store.add_file(b"# Sleep\n\nsleep() suspends the thread.", "sleep.md", vector_store_id=vs)
+    code = (
+        "import sys\nfrom forge_cli.engine import open_store\n"
+        f"store = open_store({str(path)!r})\n"
+        "assert store.embedder is not None\n"
+        f"print([h.filename for h in store.search([{vs!r}], 'sleep')])\n"
+        f"print([m for m in {_HEAVY} if m in sys.modules])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip().splitlines() == ["['sleep.md']", "[]"]
