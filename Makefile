@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench bench-retrieval clean
+.PHONY: run test lint typecheck unit bench bench-peers bench-retrieval clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -29,7 +29,13 @@ unit: $(STAMP)
 test: lint typecheck unit
 
 bench: $(STAMP)
-	@for b in benchmarks/bench_*.py; do [ $$b = benchmarks/bench_retrieval.py ] && continue; echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	@for b in benchmarks/bench_*.py; do \
+		case $$b in *bench_peers.py|*bench_retrieval.py) continue;; esac; \
+		echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+# Forge against llm and shell-gpt (installed under ~/.cache/forge-bench on first use).
+bench-peers: $(STAMP)
+	$(BIN)/python benchmarks/bench_peers.py
 
 # Retrieval quality and speed on real Debian documentation (keyword-only vs hybrid, same run).
 bench-retrieval: $(STAMP)

@@ -178,7 +178,7 @@ def build_responder(settings: Settings, backend: Backend, *, interactive: bool) 
 
     return agent_responder(
         backend,
-        functions=[settings.functions] if settings.functions else [],
+        functions=list(settings.functions),
         max_iterations=settings.max_iterations,
         assume_yes=settings.yes,
         approver=TerminalApprover(sys.stdin, sys.stderr) if interactive else None,
