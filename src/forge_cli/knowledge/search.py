@@ -137,8 +137,13 @@ def _dense_ranking(
     index = dense_index(conn, model) if model is not None else None
     if index is None:
         return []
+    # A bag-of-words model (one with ``embed_array``) gets the query's topic words only; a
+    # contextual model gets the question as asked.
+    text = (
+        " ".join(query_terms(query)) if callable(getattr(embedder, "embed_array", None)) else query
+    )
     try:
-        dim, blobs = embed_packed(embedder, [query])
+        dim, blobs = embed_packed(embedder, [text or query])
     except Exception as exc:  # any embedder failure: degrade to BM25, never fail the search
         reason = exc.one_line() if isinstance(exc, ForgeError) else f"{type(exc).__name__}: {exc}"
         note = f"dense retrieval unavailable ({reason}); results are ranked by BM25 alone"
