@@ -7,13 +7,16 @@ two files ourselves instead of importing the ``wordllama`` package: its import p
 ``requests`` and its download logic, a quarter of a second that a search should not pay, and
 its default loader tries the network first.
 
-Nothing heavy is imported until the first :meth:`LocalEmbedder.embed` call: numpy and
-``tokenizers`` load then, the model after that (about 0.2 s), once per process.
+Nothing heavy is imported until the first :meth:`LocalEmbedder.embed` call: then numpy loads,
+the vocabulary is read and the weights are memory-mapped (rows are read as used); the
+``tokenizers`` tokenizer is built only for a word that is not a single vocabulary entry, which
+most queries never contain.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import threading
 from itertools import chain
@@ -54,6 +57,22 @@ def local_model_available() -> bool:
     return root is not None and (root / _WEIGHTS).is_file() and (root / _TOKENIZER).is_file()
 
 
+def _map_weights(path: Path) -> npt.NDArray[np.float16]:
+    """The float16 ``(vocabulary, 256)`` table of a safetensors file, memory-mapped."""
+    prepare_numpy()
+    import numpy as np
+
+    with path.open("rb") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        header = json.loads(handle.read(size))
+    tensor = header.get(_TENSOR) or {}
+    shape = tensor.get("shape") or []
+    if tensor.get("dtype") != "F16" or len(shape) != 2:
+        raise KnowledgeError(f"unexpected embedding weights in {path} ({tensor!r:.80})")
+    start = 8 + size + int(tensor["data_offsets"][0])
+    return np.memmap(path, dtype=np.float16, mode="r", offset=start, shape=(shape[0], shape[1]))
+
+
 class LocalEmbedder:
     """Embeds texts with the bundled WordLlama model; no network, no download."""
 
@@ -69,7 +88,12 @@ class LocalEmbedder:
         self._vocab: dict[str, int] = {}
         self._word_start: Any = None
 
-    def _load(self) -> tuple[Any, npt.NDArray[np.float32]]:
+    def _load(self) -> npt.NDArray[np.float16]:
+        """The token-embedding table, memory-mapped (rows are read as they are used).
+
+        Only the vocabulary is read up front; the tokenizer itself is built on the first word
+        that is not a single vocabulary entry (:meth:`_tokenize`), which most queries never have.
+        """
         with self._lock:
             if self._weights is None:
                 root = _package_dir()
@@ -80,26 +104,38 @@ class LocalEmbedder:
                     )
                 prepare_numpy()
                 import numpy as np
-                from safetensors.numpy import load_file
-                from tokenizers import Tokenizer
 
-                tokenizer = Tokenizer.from_file(str(root / _TOKENIZER))
-                tokenizer.no_padding()
-                tokenizer.no_truncation()
-                weights = load_file(str(root / _WEIGHTS))[_TENSOR]
-                self._tokenizer = tokenizer
-                self._weights = np.ascontiguousarray(weights, dtype=np.float32)
-                self._word_vectors = self._weights[:0]
-                self._vocab = dict(tokenizer.get_vocab())
-                starts = np.zeros(self._weights.shape[0], dtype=bool)
-                for piece, token in self._vocab.items():
-                    if piece.startswith("▁") and 0 <= token < starts.shape[0]:
-                        starts[token] = True
-                self._word_start = starts
-            return self._tokenizer, self._weights
+                weights = _map_weights(root / _WEIGHTS)
+                with (root / _TOKENIZER).open(encoding="utf-8") as handle:
+                    vocab = json.load(handle)["model"]["vocab"]
+                self._vocab = {str(k): int(v) for k, v in vocab.items()}
+                self._word_vectors = np.zeros((0, weights.shape[1]), dtype=np.float32)
+                self._weights = weights
+            weights_table: npt.NDArray[np.float16] = self._weights
+            return weights_table
+
+    def _tokenizer_and_starts(self) -> tuple[Any, npt.NDArray[np.bool_]]:
+        """The tokenizer, and which token ids start a word ("▁…"); built on first use."""
+        if self._tokenizer is None:
+            prepare_numpy()
+            import numpy as np
+            from tokenizers import Tokenizer
+
+            root = _package_dir()
+            assert root is not None  # _load checked it
+            tokenizer = Tokenizer.from_file(str(root / _TOKENIZER))
+            tokenizer.no_padding()
+            tokenizer.no_truncation()
+            starts = np.zeros(self._weights.shape[0], dtype=bool)
+            for piece, token in self._vocab.items():
+                if piece.startswith("▁") and 0 <= token < starts.shape[0]:
+                    starts[token] = True
+            self._word_start = starts
+            self._tokenizer = tokenizer
+        return self._tokenizer, self._word_start
 
     def _word_rows(
-        self, tokenizer: Any, weights: npt.NDArray[np.float32], texts: list[str]
+        self, weights: npt.NDArray[np.float16], texts: list[str]
     ) -> tuple[list[int], list[int]]:
         """Each text as rows of the word-vector table (concatenated), and its word count.
 
@@ -120,7 +156,7 @@ class LocalEmbedder:
         if new:
             if len(cache) + len(new) > _WORD_CACHE:
                 cache.clear()
-                self._word_vectors = weights[:0]
+                self._word_vectors = self._word_vectors[:0]
             vectors = np.zeros((len(new), weights.shape[1]), dtype=np.float32)
             # Stopwords stay zero: they say nothing about the topic, and in a mean of word
             # vectors they drown the words that do (as punctuation and markup would).
@@ -131,7 +167,7 @@ class LocalEmbedder:
             rest = [n for n, i in enumerate(single) if i == -1]
             if rest:
                 for n, ids in zip(rest, self._tokenize([new[n] for n in rest]), strict=True):
-                    vectors[n] = weights[ids].sum(axis=0)
+                    vectors[n] = weights[ids].sum(axis=0, dtype=np.float32)
             base = len(cache)
             self._word_vectors = np.concatenate((self._word_vectors, vectors))
             cache.update((word, base + n) for n, word in enumerate(new))
@@ -147,13 +183,14 @@ class LocalEmbedder:
         prepare_numpy()
         import numpy as np
 
+        tokenizer, word_start = self._tokenizer_and_starts()
         top = self._weights.shape[0] - 1
-        encoding = self._tokenizer.encode(" ".join(words), add_special_tokens=False)
+        encoding = tokenizer.encode(" ".join(words), add_special_tokens=False)
         ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, top)
-        starts = np.nonzero(self._word_start[ids])[0]
+        starts = np.nonzero(word_start[ids])[0]
         if len(starts) == len(words) and (len(starts) == 0 or starts[0] == 0):
             return np.split(ids, starts[1:])
-        encodings = self._tokenizer.encode_batch_fast(words, add_special_tokens=False)
+        encodings = tokenizer.encode_batch_fast(words, add_special_tokens=False)
         return [np.clip(np.asarray(e.ids, dtype=np.int64), 0, top) for e in encodings]
 
     def embed_array(self, texts: list[str]) -> npt.NDArray[np.float32]:
@@ -164,10 +201,10 @@ class LocalEmbedder:
         prepare_numpy()
         import numpy as np
 
-        tokenizer, weights = self._load()
+        weights = self._load()
         out = np.zeros((len(texts), weights.shape[1]), dtype=np.float32)
         with self._lock:
-            all_rows, all_lengths = self._word_rows(tokenizer, weights, texts)
+            all_rows, all_lengths = self._word_rows(weights, texts)
             table = self._word_vectors
         rows = np.asarray(all_rows, dtype=np.int64)
         ends = np.cumsum(np.asarray(all_lengths, dtype=np.int64)).tolist()
