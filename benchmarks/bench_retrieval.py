@@ -55,15 +55,15 @@ RESULTS = 30
 
 FUSIONS: dict[str, Fusion] = {
     "dense only": Fusion(keyword_weight=0.0),
-    "rrf k=60 1:1": Fusion(k=60),
-    "rrf k=20 1:1": Fusion(k=20),
-    "rrf k=60 1:2 (dense)": Fusion(dense_weight=2.0),
-    "rrf k=60 2:1 (keyword)": Fusion(keyword_weight=2.0),
-    "rrf k=60 1:1 pool 100": Fusion(pool=100),
-    "rrf 1:1 + doc 0.1": Fusion(document_weight=0.1),
-    "rrf 1:1 + doc 0.3": Fusion(document_weight=0.3),
-    "rrf 2:1 + doc 0.3": Fusion(keyword_weight=2.0, document_weight=0.3),
-    "rrf 1:1 + doc 1.0": Fusion(document_weight=1.0),
+    "rrf k=60 1:1": Fusion(dense_weight=1.0),
+    "rrf k=20 1:1": Fusion(k=20, dense_weight=1.0),
+    "rrf k=60 1:1.5 (dense)": Fusion(dense_weight=1.5),
+    "rrf k=60 1:3 (dense)": Fusion(dense_weight=3.0),
+    "rrf k=30 1:2 (dense)": Fusion(k=30),
+    "rrf k=60 2:1 (keyword)": Fusion(keyword_weight=2.0, dense_weight=1.0),
+    "rrf k=60 1:2 pool 100": Fusion(pool=100),
+    "rrf 1:2 + doc 0.1": Fusion(document_weight=0.1),
+    "rrf 1:2 + doc 0.3": Fusion(document_weight=0.3),
 }
 
 
@@ -220,7 +220,7 @@ def _run_corpus(corpus: Corpus, tmp: Path, failures: list[str]) -> None:
         f" {'ingest MB/s':>12} {'store MB':>9}"
     )
     results: dict[str, Scores] = {}
-    for mode, hybrid in (("keyword-only", False), ("hybrid", True)):
+    for mode, hybrid in (("keyword-only", False), ("hybrid (rrf 1:2)", True)):
         db = tmp / f"{corpus.name}-{mode}.db"
         store, vs_id, seconds = _ingest(db, docs, hybrid)
         with store:
@@ -249,9 +249,9 @@ def _run_corpus(corpus: Corpus, tmp: Path, failures: list[str]) -> None:
                         failures.append(f"{corpus.name}: Markdown ingest {rate:.2f} MB/s")
         if not hybrid:
             _keyword_seconds[corpus.name] = seconds
-    for miss in results["hybrid"].misses:
+    for miss in results["hybrid (rrf 1:2)"].misses:
         print(f"   hybrid miss: {miss}")
-    kw, hy = results["keyword-only"], results["hybrid"]
+    kw, hy = results["keyword-only"], results["hybrid (rrf 1:2)"]
     if hy.mrr <= kw.mrr:
         failures.append(f"{corpus.name}: hybrid MRR@10 {hy.mrr:.3f} <= keyword {kw.mrr:.3f}")
     if corpus.name == "python311" and (hy.hit5 < PY_HIT5_TARGET or hy.mrr < PY_MRR_TARGET):
