@@ -7,7 +7,8 @@ missing piece gives a one-line error instead of a traceback.
 
 from __future__ import annotations
 
-import os
+import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from forge_cli.backends.base import Backend
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_BASE_URLS",
+    "BackendOverride",
+    "backend_overridden",
     "build_backend",
     "build_responder",
     "build_store",
@@ -36,6 +39,7 @@ __all__ = [
     "default_model",
     "engine_config",
     "new_conversation",
+    "set_backend_override",
     "stores_responses",
 ]
 
@@ -49,16 +53,38 @@ def _api_key_env(settings: Settings) -> str | None:
     return "OPENAI_API_KEY" if settings.api == "chat" else "FORGE_API_KEY"
 
 
-def build_backend(settings: Settings) -> Backend:
-    """The backend the settings ask for (or the test hook's scripted backend)."""
-    script = os.environ.get("FORGE_TEST_BACKEND")
-    if script:
-        from forge_cli.cli.testhook import load_test_backend
+BackendOverride = Callable[[Settings], "Backend | None"]
+"""Builds the backend for a run instead of the settings, or returns ``None`` to let them decide."""
 
-        return load_test_backend(script)
+_override: BackendOverride | None = None
+_overridden: weakref.WeakSet[Backend] = weakref.WeakSet()
+
+
+def set_backend_override(override: BackendOverride | None) -> None:
+    """Route every backend the CLI builds through ``override`` (``None`` removes it).
+
+    The seam for embedding the CLI with another backend, and how the test suite plugs in its
+    scripted backend (``tests/helpers/testhook.py``); production code never sets it.
+    """
+    global _override
+    _override = override
+
+
+def backend_overridden(backend: Backend) -> bool:
+    """Whether ``backend`` came from the override (it serves no knowledge API)."""
+    return backend in _overridden
+
+
+def build_backend(settings: Settings) -> Backend:
+    """The backend the settings ask for (or the installed override's)."""
+    if _override is not None:
+        backend = _override(settings)
+        if backend is not None:
+            _overridden.add(backend)
+            return backend
     # Backends are imported here, not at module level: they pull in httpx2, openai or sqlite.
     if settings.api == "local":
-        from forge_cli.backends.local import LocalBackend
+        from forge_cli.engine.local import LocalBackend
 
         return LocalBackend(config=engine_config(settings))
     base_url = settings.base_url or DEFAULT_BASE_URLS[settings.api]

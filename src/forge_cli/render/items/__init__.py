@@ -27,7 +27,14 @@ from forge_cli.render.items.generic import render_unknown
 from forge_cli.render.items.message import markdown_block, refusal_line, render_message
 from forge_cli.render.items.readers import render_file_reader, render_page_reader
 from forge_cli.render.items.reasoning import render_reasoning
-from forge_cli.render.items.registry import ItemRegistry, ItemRenderFn, Kind, RegistryEntry
+from forge_cli.render.items.registry import (
+    ItemEntry,
+    ItemRegistry,
+    ItemRenderFn,
+    Kind,
+    RegistryEntry,
+    accept_any,
+)
 from forge_cli.render.items.search import (
     render_file_search,
     render_list_documents,
@@ -36,6 +43,7 @@ from forge_cli.render.items.search import (
 
 __all__ = [
     "ITEM_RENDERERS",
+    "ItemEntry",
     "ItemRegistry",
     "ItemRenderFn",
     "Kind",
@@ -45,10 +53,6 @@ __all__ = [
     "markdown_block",
     "refusal_line",
 ]
-
-
-def _anything(_item: object) -> bool:
-    return True
 
 
 ITEM_RENDERERS = ItemRegistry(
@@ -66,6 +70,6 @@ ITEM_RENDERERS = ItemRegistry(
         RegistryEntry(is_computer_call, render_computer_call, "status"),
         RegistryEntry(is_unknown_item, render_unknown, "status"),
     ],
-    fallback=RegistryEntry(_anything, render_unknown, "status"),
+    fallback=RegistryEntry(accept_any, render_unknown, "status"),
 )
 """The built-in registry, one entry per item kind of ``protocol.guards.ITEM_GUARDS``."""
