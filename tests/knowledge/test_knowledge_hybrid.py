@@ -301,3 +301,25 @@ def test_keyword_only_store_search_loads_no_model(tmp_path: Path) -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip().splitlines() == ["['sleep.md']", "[]"]
+
+
+def test_dense_candidates_stay_within_the_searched_stores_and_filters(tmp_path: Path) -> None:
+    with KnowledgeStore(tmp_path / "k.db", embedder=WordEmbedder()) as store:
+        lunar = store.create_vector_store("lunar").id
+        kitchen = store.create_vector_store("kitchen").id
+        store.add_file(b"The moon pulls the tide.", "moon.md", vector_store_id=lunar)
+        store.add_file(
+            b"Yeast and bread.", "bread.md", vector_store_id=kitchen, attributes={"kind": "a"}
+        )
+        store.add_file(
+            b"Bread with yeast.", "loaf.md", vector_store_id=kitchen, attributes={"kind": "b"}
+        )
+        # "yeasty" matches no keyword: every hit comes from the dense side, which always has a
+        # nearest neighbour, but only among the searched stores' (filtered) files.
+        assert [h.filename for h in store.search([lunar], "yeasty")] == ["moon.md"]
+        found = {h.filename for h in store.search([kitchen], "yeasty")}
+        assert found == {"bread.md", "loaf.md"}
+        filtered = store.search(
+            [kitchen], "yeasty", filters={"type": "eq", "key": "kind", "value": "b"}
+        )
+        assert [h.filename for h in filtered] == ["loaf.md"]
