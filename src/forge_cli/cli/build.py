@@ -19,18 +19,21 @@ from forge_cli.conversations import (
     SessionSettings,
     strip_credentials,
 )
-from forge_cli.errors import ConfigError
+from forge_cli.errors import ConfigError, UsageError
 from forge_cli.repl.turn import Responder, backend_responder
 from forge_cli.repl.view import ViewFactory
 
 if TYPE_CHECKING:
+    from forge_cli.agent.factory import AgentConfig, DriverKind
     from forge_cli.engine import EngineConfig
     from forge_cli.knowledge import KnowledgeStore
+    from forge_cli.protocol.request import ToolChoice
     from forge_cli.render import Renderer
 
 __all__ = [
     "DEFAULT_BASE_URLS",
     "BackendOverride",
+    "agent_config",
     "backend_overridden",
     "build_backend",
     "build_responder",
@@ -182,7 +185,45 @@ def default_model(settings: Settings) -> str:
 
 
 def _needs_agent(settings: Settings) -> bool:
-    return settings.api == "chat" or bool(settings.functions)
+    return (
+        settings.api == "chat"
+        or bool(settings.functions)
+        or settings.driver != "native"
+        or settings.tool_choice is not None
+        or settings.parallel_tools is not None
+        or settings.tools_in_prompt is not None
+        or settings.output_model is not None
+        or settings.max_time is not None
+        or settings.token_budget is not None
+    )
+
+
+def agent_config(settings: Settings) -> AgentConfig:
+    """The agent settings of a run: driver, tool choice, parallel calls, models."""
+    from forge_cli.agent.factory import AgentConfig
+
+    choice: ToolChoice | None = None
+    if settings.tool_choice in ("auto", "required", "none"):
+        choice = settings.tool_choice  # type: ignore[assignment]
+    elif settings.tool_choice is not None:
+        choice = {"type": "function", "name": settings.tool_choice}
+    if settings.driver != "evaluator" and settings.evaluator_model is not None:
+        raise UsageError("--evaluator-model needs --driver evaluator")
+    if settings.output_model is not None and settings.driver != "evaluator":
+        raise UsageError("--output-model needs --driver evaluator")
+    driver: DriverKind = {"native": "tools", "react": "react", "evaluator": "evaluator"}[
+        settings.driver
+    ]  # type: ignore[assignment]
+    return AgentConfig(
+        driver=driver,
+        tool_choice=choice,
+        parallel_tool_calls=settings.parallel_tools,
+        tools_in_prompt=settings.tools_in_prompt,
+        evaluator_model=settings.evaluator_model,
+        output_model=settings.output_model,
+        max_time=settings.max_time,
+        token_budget=settings.token_budget,
+    )
 
 
 def build_responder(settings: Settings, backend: Backend, *, interactive: bool) -> Responder:
@@ -209,6 +250,7 @@ def build_responder(settings: Settings, backend: Backend, *, interactive: bool) 
         assume_yes=settings.yes,
         approver=TerminalApprover(sys.stdin, sys.stderr) if interactive else None,
         knowledge_store=store,
+        config=agent_config(settings),
     )
 
 

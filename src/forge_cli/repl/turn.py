@@ -14,6 +14,7 @@ from forge_cli.backends.base import Backend
 from forge_cli.protocol.request import Request
 
 if TYPE_CHECKING:
+    from forge_cli.agent.factory import AgentConfig
     from forge_cli.protocol.loop_events import AnswerUpdate
 
 __all__ = ["Responder", "agent_responder", "backend_responder"]
@@ -27,23 +28,31 @@ def agent_responder(
     assume_yes: bool,
     approver: Any = None,
     knowledge_store: Callable[[], Any] | None = None,
+    config: AgentConfig | None = None,
 ) -> Responder:
     """A responder that runs the agent loop (client-side tools, approval, iteration limit).
 
-    Reaching the iteration limit raises :class:`~forge_cli.errors.ToolIterationLimitError`
-    after the final snapshot was yielded, so the partial answer is shown and kept.
+    ``config`` carries the rest of the agent's settings (driver, tool choice, models); the
+    keyword arguments override its fields. Reaching the iteration limit raises
+    :class:`~forge_cli.errors.ToolIterationLimitError` after the final snapshot was yielded, so
+    the partial answer is shown and kept.
     """
+    from dataclasses import replace
+
     from forge_cli.agent import AgentConfig, LoopFinished, build_agent
 
+    base = config if config is not None else AgentConfig()
+
     async def respond(request: Request) -> AsyncIterator[AnswerUpdate]:
-        config = AgentConfig(
+        run_config = replace(
+            base,
             functions=functions,
             max_iterations=max_iterations,
             assume_yes=assume_yes,
             approver=approver,
             knowledge_store=knowledge_store() if knowledge_store is not None else None,
         )
-        agent = build_agent(backend, request, config)
+        agent = build_agent(backend, request, run_config)
         async for update in agent.run():
             if isinstance(update, LoopFinished):
                 yield update.result.response
