@@ -35,7 +35,6 @@ from forge_cli.errors import (
     ConfigError,
     ProtocolError,
 )
-from forge_cli.jsonsafe import loads as json_loads
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
 from forge_cli.redact import redact
 from forge_cli.sanitize import sanitize

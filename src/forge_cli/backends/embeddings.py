@@ -47,6 +47,8 @@ class OpenAIEmbedder:
             raise UsageError("the embeddings batch size must be positive")
         self.base_url = base_url.rstrip("/")
         self.model = model
+        self.name = f"api:{model}"
+        """The name its vectors are stored under (``knowledge.embedding.embedder_name``)."""
         self.api_key_env = api_key_env
         self.batch_size = batch_size
         self._client = client or httpx2.Client(timeout=timeout, trust_env=False)

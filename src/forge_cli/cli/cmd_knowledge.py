@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
+from forge_cli.cli.cmd_reembed import reembed
 from forge_cli.cli.knowledge import (
     build_knowledge_client,
     check_upload_paths,
@@ -395,3 +396,6 @@ def files_delete(file_id: str, **options: object) -> None:
         click.echo(_clean(f"Deleted {file_id}"), err=True)
 
     _run(options, work)
+
+
+vs.add_command(reembed)

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from forge_cli.errors import UsageError
 from forge_cli.knowledge.chunking import ChunkSpec, chunk_text
-from forge_cli.knowledge.embedding import Embedder, checked_embed, pack
+from forge_cli.knowledge.dense import bump_generation, ensure_model
+from forge_cli.knowledge.embedding import Embedder, embed_chunks, embedder_name
 from forge_cli.knowledge.extract import (
     SUPPORTED_EXTENSIONS,
     ExtractedText,
@@ -52,7 +53,6 @@ DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
 
 _MAX_ATTRIBUTES = 16
 _MAX_ATTRIBUTE_CHARS = 512
-_EMBED_BATCH = 64
 
 
 def new_id(prefix: str) -> str:
@@ -69,7 +69,10 @@ class PreparedFile:
     sha256: str
     extracted: ExtractedText
     chunks: list[ChunkSpec]
-    vectors: list[list[float]] | None
+    vectors: list[bytes] | None
+    """One packed unit vector per chunk (``embedding.pack``), made by ``model``."""
+    model: str | None = None
+    dim: int = 0
 
 
 def _size_text(size: int) -> str:
@@ -118,12 +121,11 @@ def prepare_file(
     chunks = chunk_text(extracted.text, extracted.pages)
     if not chunks:
         raise FileRejected(filename, "no text content (empty or whitespace only)")
-    vectors: list[list[float]] | None = None
+    vectors: list[bytes] | None = None
+    model, dim = None, 0
     if embedder is not None:
-        vectors = []
-        for i in range(0, len(chunks), _EMBED_BATCH):
-            batch = chunks[i : i + _EMBED_BATCH]
-            vectors.extend(checked_embed(embedder, [_embed_text(c) for c in batch]))
+        dim, vectors = embed_chunks(embedder, [(c.heading, c.text) for c in chunks])
+        model = embedder_name(embedder)
     return PreparedFile(
         filename=filename,
         data=data,
@@ -131,11 +133,9 @@ def prepare_file(
         extracted=extracted,
         chunks=chunks,
         vectors=vectors,
+        model=model,
+        dim=dim,
     )
-
-
-def _embed_text(chunk: ChunkSpec) -> str:
-    return f"{chunk.heading}\n\n{chunk.text}" if chunk.heading else chunk.text
 
 
 def validate_attributes(raw: Mapping[str, object] | None) -> Attributes:
@@ -211,11 +211,13 @@ def insert_prepared(
             for c in prepared.chunks
         ],
     )
-    if prepared.vectors is not None:
+    if prepared.vectors is not None and prepared.model is not None:
+        model = ensure_model(conn, prepared.model, prepared.dim)
         conn.executemany(
-            "INSERT INTO embeddings VALUES (?, ?, ?)",
-            [(first + i, len(v), pack(v)) for i, v in enumerate(prepared.vectors)],
+            "INSERT INTO embeddings (chunk_id, dim, vector, model_id) VALUES (?, ?, ?, ?)",
+            [(first + i, prepared.dim, v, model) for i, v in enumerate(prepared.vectors)],
         )
+        bump_generation(conn, model)
     if index:
         index_chunks(conn, first)
     return file_id, False
