@@ -13,7 +13,7 @@ __all__ = ["serve"]
 @click.option("--token", envvar="FORGE_SERVE_TOKEN", help="Bearer token clients must send.")
 @click.option("--profile", metavar="NAME", help="Config profile whose engine.* settings to use.")
 def serve(host: str, port: int, token: str | None, profile: str | None) -> None:
-    """Serve /v1/responses, /v1/files and /v1/vector_stores (needs --token off loopback).
+    """Serve /v1/responses, /v1/files, /v1/vector_stores and /mcp (needs --token off loopback).
 
     The engine's web search provider and answer model come from the ``engine.*`` settings
     (config file, profile, or FORGE_SEARXNG_URL / FORGE_UPSTREAM_* environment variables).
@@ -21,7 +21,9 @@ def serve(host: str, port: int, token: str | None, profile: str | None) -> None:
     from forge_cli.cli.build import engine_config
     from forge_cli.cli.options import settings_from_options
     from forge_cli.engine.server import run_server
+    from forge_cli.mcp.http_mount import mount_knowledge_mcp
 
     config = engine_config(settings_from_options({"profile": profile}))
     click.echo(f"forge serve: http://{host}:{port}/v1  (Ctrl+C stops)", err=True)
-    run_server(host=host, port=port, token=token, config=config)
+    click.echo(f"forge serve: MCP at http://{host}:{port}/mcp", err=True)
+    run_server(host=host, port=port, token=token, config=config, extend=mount_knowledge_mcp)

@@ -10,9 +10,11 @@ import ipaddress
 import os
 import socket
 import threading
+from collections.abc import Callable
 from types import TracebackType
 
 import uvicorn
+from starlette.applications import Starlette
 from starlette.types import ASGIApp
 
 from forge_cli.engine.app import create_app
@@ -20,6 +22,7 @@ from forge_cli.engine.config import EngineConfig
 from forge_cli.engine.engine import Engine
 from forge_cli.engine.store import open_store
 from forge_cli.errors import UsageError
+from forge_cli.knowledge import KnowledgeStore
 
 __all__ = ["BackgroundServer", "check_bind", "is_loopback", "run_server"]
 
@@ -55,14 +58,21 @@ def run_server(
     token: str | None = None,
     store_path: str | os.PathLike[str] | None = None,
     config: EngineConfig | None = None,
+    extend: Callable[[Starlette, KnowledgeStore], None] | None = None,
 ) -> None:
-    """Serve the local engine until interrupted (blocks; Ctrl+C stops it cleanly)."""
+    """Serve the local engine until interrupted (blocks; Ctrl+C stops it cleanly).
+
+    ``extend`` may add routes to the app (``/mcp``); they sit behind the app's middleware.
+    """
     check_bind(host, token)
     config = config or EngineConfig.from_env()
     with open_store(store_path, config) as store:
         engine = Engine(store, config)
         engine.ensure_seeded()
-        uvicorn.Server(_uvicorn_config(create_app(engine, token=token), host, port)).run()
+        app = create_app(engine, token=token)
+        if extend is not None:
+            extend(app, store)
+        uvicorn.Server(_uvicorn_config(app, host, port)).run()
 
 
 class BackgroundServer:
