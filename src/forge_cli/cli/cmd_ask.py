@@ -10,6 +10,7 @@ import click
 
 from forge_cli.cli.build import (
     build_backend,
+    build_mcp,
     build_responder,
     build_view_factory,
     default_model,
@@ -47,14 +48,17 @@ def _is_response(value: object) -> TypeGuard[Response]:
     return isinstance(value, Response)
 
 
-async def _answer(settings: Settings, text: str, view: TurnView) -> None:
+async def _answer(
+    settings: Settings, text: str, view: TurnView, mcp_values: tuple[str, ...] = ()
+) -> None:
     backend = build_backend(settings)
+    mcp = build_mcp(mcp_values)
 
     try:
         # A person at a terminal is asked before a tool runs; a script or a pipe is not (denied
         # unless --yes). A question read from a pipe leaves no terminal to answer on.
         interactive = sys.stdin.isatty() and sys.stderr.isatty()
-        responder = build_responder(settings, backend, interactive=interactive)
+        responder = build_responder(settings, backend, interactive=interactive, mcp=mcp)
         conversation = new_conversation(settings)
         request = build_request(
             conversation, text, stores_responses=False, model=default_model(settings)
@@ -78,6 +82,8 @@ async def _answer(settings: Settings, text: str, view: TurnView) -> None:
             raise
         view.finish(last, status="completed", error=None)
     finally:
+        if mcp is not None:
+            await mcp.aclose()
         await backend.aclose()
 
 
@@ -93,4 +99,4 @@ def ask(question: str | None, mode: str | None, no_stream: bool, **options: Any)
     settings = settings_from_options(options)
     text = read_question(question, sys.stdin)
     view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)()
-    asyncio.run(_answer(settings, text, view))
+    asyncio.run(_answer(settings, text, view, tuple(options.get("mcp") or ())))

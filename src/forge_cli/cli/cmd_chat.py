@@ -11,6 +11,7 @@ import click
 
 from forge_cli.cli.build import (
     build_backend,
+    build_mcp,
     build_responder,
     build_store,
     build_view_factory,
@@ -45,10 +46,16 @@ def _edit(initial: str) -> str:
     return click.edit(initial, extension=".md") or ""
 
 
-async def _run(settings: Settings, conversation: Conversation, store: ConversationStore) -> None:
+async def _run(
+    settings: Settings,
+    conversation: Conversation,
+    store: ConversationStore,
+    mcp_values: tuple[str, ...] = (),
+) -> None:
     from forge_cli.repl.session import ChatSession
 
     backend = build_backend(settings)
+    mcp = build_mcp(mcp_values)
     interactive = sys.stdin.isatty()
     knowledge = None
     refresh: asyncio.Task[None] | None = None
@@ -57,7 +64,7 @@ async def _run(settings: Settings, conversation: Conversation, store: Conversati
     try:
         session = ChatSession(
             conversation,
-            build_responder(settings, backend, interactive=interactive),
+            build_responder(settings, backend, interactive=interactive, mcp=mcp),
             out=sys.stdout,
             err=sys.stderr,
             store=store,
@@ -67,6 +74,7 @@ async def _run(settings: Settings, conversation: Conversation, store: Conversati
             debug=settings.debug,
             editor=_edit,
             knowledge=knowledge,
+            mcp=mcp,
         )
         if interactive:
             from forge_cli.repl.prompt import PromptReader
@@ -85,6 +93,8 @@ async def _run(settings: Settings, conversation: Conversation, store: Conversati
     finally:
         if refresh is not None:
             refresh.cancel()
+        if mcp is not None:
+            await mcp.aclose()
         await backend.aclose()
         if knowledge is not None:
             await knowledge.aclose()
@@ -99,4 +109,4 @@ def chat(resume: str | None, cont: bool, **options: Any) -> None:
     settings = settings_from_options(options)
     store = build_store()
     conversation = _pick(store, resume, cont, settings)
-    asyncio.run(_run(settings, conversation, store))
+    asyncio.run(_run(settings, conversation, store, tuple(options.get("mcp") or ())))

@@ -12,7 +12,7 @@ import contextlib
 import signal
 import sys
 from collections.abc import Callable, Iterator
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from forge_cli.conversations.model import Conversation, SessionSettings, Turn, TurnStatus
 from forge_cli.conversations.requests import build_request
@@ -24,6 +24,9 @@ from forge_cli.repl.knowledge import KnowledgePort
 from forge_cli.repl.turn import Responder
 from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory
 from forge_cli.sanitize import sanitize
+
+if TYPE_CHECKING:
+    from forge_cli.mcp.manager import McpManager
 
 __all__ = ["IDLE_INTERRUPT_HINT", "ChatSession", "LineReader"]
 
@@ -55,6 +58,7 @@ class ChatSession:
         default_model: str = "",
         debug: bool = False,
         editor: Callable[[str], str] | None = None,
+        mcp: McpManager | None = None,
     ) -> None:
         self.conversation = conversation
         self.responder = responder
@@ -68,6 +72,7 @@ class ChatSession:
         self.debug = debug
         self.editor = editor
         self.vector_store_cache: list[str] = []
+        self.mcp = mcp  # the session's McpManager (forge_cli.mcp), for /mcp and completion
         self._task: asyncio.Task[Response | None] | None = None
         self._last: Response | None = None
         self._sigint_owned = False

@@ -6,7 +6,7 @@ folded into snapshots (:func:`backend_responder`), or the agent loop when client
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.backends.base import Backend
@@ -67,18 +67,25 @@ def agent_responder(
     assume_yes: bool,
     approver: Any = None,
     knowledge_store: Callable[[], Any] | None = None,
+    tools: Callable[[], Sequence[Any]] | None = None,
+    policies: Callable[[], Mapping[str, str]] | None = None,
 ) -> Responder:
     """A responder that runs the agent loop (client-side tools, approval, iteration limit).
 
     Reaching the iteration limit raises :class:`~forge_cli.errors.ToolIterationLimitError`
-    after the final snapshot was yielded, so the partial answer is shown and kept.
+    after the final snapshot was yielded, so the partial answer is shown and kept. ``tools``
+    gives extra tools per request (MCP servers' tools), ``policies`` their approval policies.
     """
     from forge_cli.agent import LoopFinished, build_agent
+    from forge_cli.tools.approval import ApprovalPolicy
 
     async def respond(request: Request) -> AsyncIterator[Response | object]:
+        per_tool: dict[str, Any] = dict(policies()) if policies is not None else {}
         agent = build_agent(
             backend,
             request,
+            tools=list(tools()) if tools is not None else (),
+            approval=ApprovalPolicy(per_tool=per_tool) if per_tool else None,
             functions=functions,
             max_iterations=max_iterations,
             assume_yes=assume_yes,

@@ -21,6 +21,7 @@ from forge_cli.errors import ToolError
 from forge_cli.protocol.tools import FunctionTool
 from forge_cli.tools.base import BaseTool, render_output
 from forge_cli.tools.coerce import coerce_arguments
+from forge_cli.tools.context import _CURRENT
 from forge_cli.tools.events import (
     FailureKind,
     ToolCallBlocked,
@@ -156,6 +157,7 @@ class ToolExecutor:
         call, tool = ready.call, ready.tool
         emit(ToolCallStarted(call.call_id, call.name, call.parsed() or {}))
         limit = tool.timeout if tool.timeout is not None else self.timeout
+        token = _CURRENT.set(call)  # copied into the call's task (tools.context)
         try:
             value = await asyncio.wait_for(tool.run(ready.args), limit)
         except TimeoutError:
@@ -167,6 +169,8 @@ class ToolExecutor:
         else:
             output = render_output(value)
             result = ToolResult(call.call_id, call.name, output.text, citations=output.citations)
+        finally:
+            _CURRENT.reset(token)
         for hook in self.after_hooks:
             replacement = await call_hook(hook, call, result)
             if isinstance(replacement, ToolResult):

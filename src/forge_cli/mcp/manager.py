@@ -1,0 +1,98 @@
+"""The MCP servers of one session: lazy start, their tools, toggles, notices, and closing.
+
+Servers start the first time a turn needs tools, all at once, and only once; one that fails to
+start (or dies later) gives one notice line and is left out, and the chat goes on. ``/mcp``
+toggles servers and single tools; approval policies come from each server's spec.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+
+from forge_cli.mcp.client import McpConnection, check_unique
+from forge_cli.mcp.config import DEFAULT_START_TIMEOUT, McpServerSpec
+from forge_cli.mcp.live import LiveCalls
+from forge_cli.mcp.tools import McpTool
+
+__all__ = ["McpManager"]
+
+
+class McpManager:
+    """Connections by server name, the live state of their calls, and what the user turned off."""
+
+    def __init__(
+        self, specs: Sequence[McpServerSpec], *, start_timeout: float = DEFAULT_START_TIMEOUT
+    ) -> None:
+        check_unique(specs)
+        self.connections = {s.name: McpConnection(s, start_timeout=start_timeout) for s in specs}
+        self.live = LiveCalls()
+        self.disabled_servers: set[str] = set()
+        self.disabled_tools: set[str] = set()
+        self._notices: list[str] = []
+        self._reported: set[str] = set()
+        self._tools: dict[str, McpTool] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.connections)
+
+    async def prepare(self) -> None:
+        """Start every enabled server not started yet (concurrently) and note failures."""
+        waiting = [
+            conn
+            for name, conn in self.connections.items()
+            if conn.state == "idle" and name not in self.disabled_servers
+        ]
+        if waiting:
+            await asyncio.gather(*(conn.start() for conn in waiting))
+        self._refresh()
+
+    def _refresh(self) -> None:
+        tools: dict[str, McpTool] = {}
+        for name, conn in self.connections.items():
+            if conn.state in ("failed", "dead") and name not in self._reported:
+                self._reported.add(name)
+                verb = "could not start" if conn.state == "failed" else "stopped"
+                where = f" (log: {conn.log_path})" if conn.log_path else ""
+                self._notices.append(
+                    f"MCP server {name!r} {verb}: {conn.error}{where}; going on without its tools"
+                )
+            if conn.state != "ready":
+                continue
+            for info in conn.tools:
+                tool = McpTool(conn, info, self.live)
+                if tool.name not in tools:
+                    tools[tool.name] = tool
+        self._tools = tools
+
+    def current_tools(self) -> list[McpTool]:
+        """The tools to offer now: ready, enabled servers; tools not turned off."""
+        self._refresh()
+        return [
+            tool
+            for tool in self._tools.values()
+            if tool.server not in self.disabled_servers and tool.name not in self.disabled_tools
+        ]
+
+    def all_tools(self) -> list[McpTool]:
+        """Every tool of every ready server (enabled or not), for listings and completion."""
+        self._refresh()
+        return list(self._tools.values())
+
+    def tool(self, name: str) -> McpTool | None:
+        """The tool called ``name`` (``server__tool``), if any."""
+        return self._tools.get(name)
+
+    def policies(self) -> Mapping[str, str]:
+        """The approval policy of each tool, from its server's spec."""
+        return {name: tool.connection.spec.approval for name, tool in self._tools.items()}
+
+    def drain_notices(self) -> list[str]:
+        """Notices since the last call (each failure is reported once)."""
+        self._refresh()
+        notices, self._notices = self._notices, []
+        return notices
+
+    async def aclose(self) -> None:
+        """Stop every server; never hangs (each close is bounded)."""
+        await asyncio.gather(*(conn.aclose() for conn in self.connections.values()))
