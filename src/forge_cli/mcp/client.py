@@ -48,6 +48,8 @@ ProgressSink = Callable[[float, float | None, str | None], None]
 """Receives ``(progress, total, message)`` from MCP progress notifications."""
 
 _CLOSE_TIMEOUT = 5.0
+_CONNECTION_CLOSED = -32000
+"""JSON-RPC code the SDK uses when the transport closed under a pending request."""
 _MAX_TOOL_PAGES = 20
 
 
@@ -154,6 +156,9 @@ class McpConnection:
                 ready.set_exception(RuntimeError(_one_line(exc)))
             elif self.state == "ready":
                 self.state, self.error = "dead", _one_line(exc)
+            if isinstance(exc, Exception):
+                return  # reported through the state; a BaseException (exit) propagates
+            raise
         finally:
             self._running = None
 
@@ -222,7 +227,12 @@ class McpConnection:
         try:
             result = await running.client.call_tool(tool, arguments, progress_callback=on_progress)
         except MCPError as exc:
-            return CallOutcome(f"MCP error: {exc}", is_error=True)
+            if exc.code != _CONNECTION_CLOSED:
+                return CallOutcome(f"MCP error: {exc}", is_error=True)
+            # The server went away (crashed, or closed its output): it is dead for this session.
+            self.state, self.error = "dead", "the connection closed (the server exited?)"
+            running.closing.set()
+            raise RuntimeError(f"the MCP server {self.name!r} stopped during the call") from exc
         except (asyncio.CancelledError, TimeoutError):
             raise
         except Exception as exc:
