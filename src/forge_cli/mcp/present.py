@@ -41,7 +41,9 @@ def present(response: Response, lookup: Lookup, live: LiveCalls) -> Response:
             continue
         if isinstance(item, FunctionCall) and item.call_id in calls:
             server, tool = calls[item.call_id]
-            shown.append(_as_mcp_call(item, server, tool, outputs.get(item.call_id), live))
+            final = response.status != "in_progress"
+            output = outputs.get(item.call_id)
+            shown.append(_as_mcp_call(item, server, tool, output, live, final=final))
         else:
             shown.append(item)
     return response.model_copy(update={"output": shown})
@@ -53,9 +55,13 @@ def _as_mcp_call(
     tool: str,
     output: FunctionCallOutput | None,
     live: LiveCalls,
+    *,
+    final: bool,
 ) -> McpCall:
     state = live.get(call.call_id)
     status = call.status or "in_progress"
+    if output is None and not final and status in ("completed", "failed"):
+        status = "in_progress"  # settled only once its result is in the snapshot
     text = output.output_text if output is not None else None
     failed = output is not None and (bool(output.is_error) or status in ("failed", "incomplete"))
     if output is not None:

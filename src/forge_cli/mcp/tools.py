@@ -91,5 +91,7 @@ class McpTool(BaseTool):
             if call_id is not None:
                 self.live.finish(call_id)
         if outcome.is_error:
-            raise McpToolError(outcome.text or "the tool reported an error")
+            # The SDK's servers prefix this; the call is already named where it is shown.
+            text = outcome.text.removeprefix(f"Error executing tool {self.info.name}: ")
+            raise McpToolError(text or "the tool reported an error")
         return ToolOutput(outcome.text)
