@@ -45,7 +45,7 @@ def test_item_kinds_parse_into_typed_values() -> None:
             "arguments": '{"q": 1}',
             "error": {"message": "boom"},
             "status": "failed",
-        }  # fmt: skip
+        }
     )
     assert isinstance(call, McpCall)
     assert call.error_text == "boom"
