@@ -152,3 +152,69 @@ def test_the_iteration_limit_ends_the_run_with_exit_code_3(forge: Forge, tools_f
     assert lines[-1].startswith("forge: error: ")
     assert "iteration" in lines[-1]
     assert sum(line.startswith("forge: error:") for line in lines) == 1
+
+
+CLASS_TOOLS = '''
+from pydantic import BaseModel
+from forge_cli.tools import BaseTool
+
+
+class CarrierArgs(BaseModel):
+    order_id: int
+
+
+class Carrier(BaseTool):
+    """Class-based tool, defined but never instantiated in the file."""
+
+    name = "carrier"
+    description = "The carrier of an order."
+    args_schema = CarrierArgs
+    read_only = True
+
+    async def run(self, args):
+        return f"order {args.order_id} travels with Parcel Post"
+'''
+
+
+def test_functions_is_repeatable_and_finds_class_tools(
+    forge: Forge, tools_file: Path, tmp_path: Path
+) -> None:
+    second = tmp_path / "carrier.py"
+    second.write_text(CLASS_TOOLS)
+    with FakeChatServer() as server:
+        server.add(tool_call_chunks([("carrier", {"order_id": 4711})]))
+        server.add(text_chunks("Parcel Post."))
+        args = _args(server, tools_file, "--functions", str(second), "--yes", "--json")
+        proc = forge(*args)
+        server.assert_consumed()
+    assert proc.returncode == 0, proc.stderr
+    offered = [entry["function"]["name"] for entry in server.requests[0]["tools"]]
+    assert "lookup_order" in offered
+    assert "carrier" in offered
+    assert "travels with Parcel Post" in server.requests[1]["messages"][-1]["content"]
+
+
+def test_a_class_tool_that_needs_arguments_is_one_line_exit_2(forge: Forge, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        CLASS_TOOLS.replace(
+            "    read_only = True\n", "    def __init__(self, db):\n        super().__init__()\n"
+        )
+    )
+    proc = forge(
+        "ask",
+        "--api",
+        "chat",
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--model",
+        "m",
+        "--functions",
+        str(bad),
+        "hi",
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Carrier" in lines[0]
+    assert "db" in lines[0]

@@ -14,6 +14,7 @@ def test_all_names_exist_once() -> None:
     assert public - {"annotations"} - set(evaluation.__all__) <= {
         "cases",
         "dataset",
+        "judge",
         "output",
         "requests",
         "results",

@@ -39,3 +39,22 @@ async def test_example_questions_pass_on_the_local_engine(tmp_path: Path) -> Non
         assert result.usage is not None
         assert result.usage.total_tokens > 0
         assert all(f.file_id and f.file_id.startswith("file_") for f in result.cited_files)
+
+
+GRADED = EXAMPLE.with_name("forge-docs-tool-use-eval.jsonl")
+
+
+async def test_the_graded_example_scores_tool_use_on_the_local_engine(tmp_path: Path) -> None:
+    cases = load_dataset(GRADED).cases
+    assert all(case.expected_tools and case.weights for case in cases)
+    backend = LocalBackend(tmp_path / "knowledge.db")
+    try:
+        responder = backend_responder(backend)
+        report = await Evaluator(lambda case: responder).run(cases)
+    finally:
+        await backend.aclose()
+    assert {r.case.id: r.reason for r in report.results if not r.passed} == {}
+    assert report.summary.tool_recall == 1.0
+    assert report.summary.mean_reward == 1.0
+    for result in report.results:
+        assert result.scores == {"answer": 1.0, "citations": 1.0, "tools": 1.0}

@@ -146,7 +146,10 @@ class AgentLoop:
         yield self._snapshot(run_id, state, [], None)
         queue: asyncio.Queue[ToolEvent] = asyncio.Queue()
         tool_calls = [ToolCall(c.call_id, c.name, c.arguments or "{}") for c in calls]
-        task = asyncio.ensure_future(self.executor.execute(tool_calls, on_event=queue.put_nowait))
+        context = self.executor.run_context(state.history(), state.iteration)
+        task = asyncio.ensure_future(
+            self.executor.execute(tool_calls, on_event=queue.put_nowait, context=context)
+        )
         try:
             while not (task.done() and queue.empty()):
                 event = await _next_event(queue, task)

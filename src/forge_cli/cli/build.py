@@ -203,7 +203,7 @@ def build_responder(
 
     responder = agent_responder(
         backend,
-        functions=[settings.functions] if settings.functions else [],
+        functions=list(settings.functions),
         max_iterations=settings.max_iterations,
         assume_yes=settings.yes,
         approver=TerminalApprover(sys.stdin, sys.stderr) if interactive else None,

@@ -29,7 +29,10 @@ EVAL_EPILOG = """\b
 DATASET is JSONL (one question per line) or JSON:
   {"id": "q1", "question": "...", "expected_files": ["guide.md"],
    "expected_answer_contains": ["..."], "vector_store_ids": ["vs_1"],
-   "tools": ["file-search"]}
+   "tools": ["file-search"], "expected_tools": ["file_search",
+   {"name": "lookup_order", "arguments": {"order_id": 4711}}],
+   "tools_in_order": false, "expected_answer": "...",
+   "weights": {"answer": 2, "citations": 1, "tools": 1}}
 The Knowledge Forge shape {"vectorstore_id", "files": [{file_id, path, questions}]}
 is accepted too. Bad entries are reported with their line number and skipped.
 
@@ -100,14 +103,26 @@ def _evaluate(
     concurrency: int,
     min_pass: float,
     writer: JsonlResultWriter | None,
+    judge_model: str | None = None,
+    judge_threshold: float = 0.5,
 ) -> tuple[EvalReport, bool]:
     """Run the dataset; returns the report and whether the run was interrupted."""
-    from forge_cli.evaluation import CaseResult, Evaluator
+    from dataclasses import replace
+
+    from forge_cli.evaluation import CaseResult, Evaluator, Judge
     from forge_cli.render.eval_report import EvalProgress
 
     defaults = _defaults(settings)
     backend = build_backend(settings)
     responder = build_responder(settings, backend, interactive=False)
+    judge = None
+    if judge_model is not None:
+        plain = replace(settings, functions=(), tools=(), vector_stores=())
+        judge = Judge(
+            build_responder(plain, backend, interactive=False),
+            judge_model,
+            threshold=judge_threshold,
+        )
     with EvalProgress(sys.stderr, len(data.cases)) as progress:
 
         def on_result(result: CaseResult) -> None:
@@ -120,6 +135,7 @@ def _evaluate(
             defaults=defaults,
             concurrency=concurrency,
             on_result=on_result,
+            judge=judge,
         )
         try:
             return asyncio.run(_run(evaluator, backend, data, min_pass)), False
@@ -155,15 +171,31 @@ def _evaluate(
     show_default=True,
     help="Pass rate (0..1) needed for exit code 0.",
 )
+@click.option(
+    "--judge-model",
+    metavar="MODEL",
+    help="Grade each answer with this model (same backend, no tools) against the question's "
+    "expected_answer; adds a judge check and counts in the reward.",
+)
+@click.option(
+    "--judge-threshold",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.5,
+    show_default=True,
+    help="Judge score (0..1) a question needs to pass its judge check.",
+)
 def eval_command(
     dataset: str,
     concurrency: int,
     as_json: bool,
     output: str | None,
     min_pass: float,
+    judge_model: str | None,
+    judge_threshold: float,
     **options: Any,
 ) -> int:
-    """Ask every question of DATASET and score the answers: cited files, expected text."""
+    """Ask every question of DATASET and score the answers: cited files, expected text, tool
+    use, and a graded reward (optionally with a judge model)."""
     from forge_cli.evaluation import JsonlResultWriter, load_dataset
 
     settings = settings_from_options(options)
@@ -175,7 +207,13 @@ def eval_command(
     writer = JsonlResultWriter(output) if output else None
     try:
         report, interrupted = _evaluate(
-            settings, data, concurrency=concurrency, min_pass=min_pass, writer=writer
+            settings,
+            data,
+            concurrency=concurrency,
+            min_pass=min_pass,
+            writer=writer,
+            judge_model=judge_model,
+            judge_threshold=judge_threshold,
         )
         if writer is not None and not interrupted:
             writer.write_summary(report.summary)

@@ -59,8 +59,9 @@ def shared_options(func: F) -> F:
         click.option("--max-iterations", type=click.IntRange(min=1), help="Tool-loop limit."),
         click.option(
             "--functions",
+            multiple=True,
             type=click.Path(exists=True, dir_okay=False),
-            help="Python file defining tools the model may call.",
+            help="Python file defining tools the model may call (repeatable).",
         ),
         click.option(
             "--mcp",

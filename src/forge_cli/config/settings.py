@@ -7,6 +7,7 @@ kept out of ``repr`` and out of :meth:`Settings.public_dict`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
@@ -57,7 +58,8 @@ class Settings:
     vector_stores: tuple[str, ...] = ()
     instructions: str | None = None
     max_iterations: int = 5
-    functions: str | None = None
+    functions: tuple[str, ...] = ()
+    """Python files defining user tools, in order."""
     yes: bool = False
     reasoning: bool = True
     debug: bool = False
@@ -167,6 +169,13 @@ def _names(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_text(item) for item in items if str(item).strip()))
 
 
+def _paths(value: Any) -> tuple[str, ...]:
+    items = value.split(os.pathsep) if isinstance(value, str) else value
+    if not isinstance(items, list | tuple):
+        raise ValueError("expected a path or a list of paths")
+    return tuple(dict.fromkeys(_text(item) for item in items if str(item).strip()))
+
+
 def _tools(value: Any) -> tuple[str, ...]:
     names = tuple(name.lower().replace("_", "-") for name in _names(value))
     unknown = [name for name in names if name not in TOOL_NAMES]
@@ -207,7 +216,12 @@ KEYS: dict[str, KeySpec] = {
         KeySpec("vector_stores", _names, "FORGE_VS", "vector store ids (comma list)"),
         KeySpec("instructions", _text, "FORGE_INSTRUCTIONS", "system instructions"),
         KeySpec("max_iterations", _positive_int, "FORGE_MAX_ITERATIONS", "tool-loop limit"),
-        KeySpec("functions", _text, "FORGE_FUNCTIONS", "Python file with user tools"),
+        KeySpec(
+            "functions",
+            _paths,
+            "FORGE_FUNCTIONS",
+            f"Python files with user tools (a list; in the env var separated by {os.pathsep!r})",
+        ),
         KeySpec("yes", _bool, "FORGE_YES", "approve tool calls without asking"),
         KeySpec("reasoning", _bool, "FORGE_REASONING", "show the model's reasoning"),
         KeySpec("debug", _bool, "FORGE_DEBUG", "tracebacks and request logs"),

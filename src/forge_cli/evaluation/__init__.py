@@ -10,14 +10,16 @@ in :mod:`forge_cli.render.eval_report`.
 
 from __future__ import annotations
 
-from forge_cli.evaluation.cases import EvalCase, ExpectedFile
+from forge_cli.evaluation.cases import EvalCase, ExpectedFile, ExpectedTool
 from forge_cli.evaluation.dataset import Dataset, DatasetProblem, load_dataset, parse_dataset
+from forge_cli.evaluation.judge import Judge, parse_verdict
 from forge_cli.evaluation.output import SCHEMA_ID, JsonlResultWriter, report_document
 from forge_cli.evaluation.requests import RequestDefaults, build_case_request
 from forge_cli.evaluation.results import (
     CaseResult,
     CheckResult,
     CitedFile,
+    JudgeVerdict,
     TokenUsage,
     ToolCallRecord,
 )
@@ -47,7 +49,10 @@ __all__ = [
     "EvalSummary",
     "Evaluator",
     "ExpectedFile",
+    "ExpectedTool",
     "JsonlResultWriter",
+    "Judge",
+    "JudgeVerdict",
     "RequestDefaults",
     "Responder",
     "ResponderFactory",
@@ -59,6 +64,7 @@ __all__ = [
     "file_matches",
     "load_dataset",
     "parse_dataset",
+    "parse_verdict",
     "percentile",
     "report_document",
     "score_case",

@@ -14,6 +14,7 @@ not cost a whole run. A file that cannot be read, is empty, or yields no questio
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +22,23 @@ from typing import Any
 
 from forge_cli.config import TOOL_NAMES
 from forge_cli.errors import UsageError
-from forge_cli.evaluation.cases import EvalCase, ExpectedFile
+from forge_cli.evaluation.cases import COMPONENTS, EvalCase, ExpectedFile, ExpectedTool
 
 __all__ = ["Dataset", "DatasetProblem", "load_dataset", "parse_dataset"]
 
 _FLAT_KEYS = frozenset(
-    {"id", "question", "expected_files", "expected_answer_contains", "vector_store_ids", "tools"}
+    {
+        "id",
+        "question",
+        "expected_files",
+        "expected_answer_contains",
+        "expected_answer",
+        "expected_tools",
+        "tools_in_order",
+        "weights",
+        "vector_store_ids",
+        "tools",
+    }
 )
 _FREE_KEYS = frozenset({"metadata", "notes", "tags", "category"})
 """Keys kept for the user's own bookkeeping; ignored by the harness."""
@@ -191,6 +203,17 @@ def _flat(value: dict[str, Any]) -> dict[str, Any]:
         _text(item, "expected_answer_contains")
         for item in _listed(value.get("expected_answer_contains"), "expected_answer_contains")
     )
+    draft["expected_tools"] = tuple(
+        _expected_tool(item) for item in _listed(value.get("expected_tools"), "expected_tools")
+    )
+    if value.get("tools_in_order") is not None:
+        if not isinstance(value["tools_in_order"], bool):
+            raise _Bad("'tools_in_order' must be true or false")
+        draft["tools_in_order"] = value["tools_in_order"]
+    if value.get("expected_answer") is not None:
+        draft["expected_answer"] = _text(value["expected_answer"], "expected_answer")
+    if value.get("weights") is not None:
+        draft["weights"] = _weights(value["weights"])
     if value.get("vector_store_ids") is not None:
         ids = _listed(value["vector_store_ids"], "vector_store_ids")
         draft["vector_store_ids"] = tuple(_text(item, "vector_store_ids") for item in ids)
@@ -242,6 +265,10 @@ def _case(draft: dict[str, Any], index: int, line: int, taken: dict[str, int | N
         question=draft["question"],
         expected_files=draft.get("expected_files", ()),
         expected_answer_contains=draft.get("expected_answer_contains", ()),
+        expected_tools=draft.get("expected_tools", ()),
+        tools_in_order=draft.get("tools_in_order", False),
+        expected_answer=draft.get("expected_answer"),
+        weights=draft.get("weights"),
         vector_store_ids=draft.get("vector_store_ids"),
         tools=draft.get("tools"),
         line=line,
@@ -292,3 +319,35 @@ def _tool(value: Any) -> str:
     if name not in TOOL_NAMES:
         raise _Bad(f"unknown tool {name!r} (known: {', '.join(TOOL_NAMES)})")
     return name
+
+
+def _expected_tool(value: Any) -> ExpectedTool:
+    if isinstance(value, dict):
+        unknown = sorted(k for k in value if k not in ("name", "arguments"))
+        if unknown:
+            raise _Bad(f"unknown field {unknown[0]!r} in expected_tools (known: arguments, name)")
+        name = _text(value.get("name"), "expected_tools.name")
+        arguments = value.get("arguments")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise _Bad("'expected_tools.arguments' must be an object")
+        return ExpectedTool(name, arguments)
+    return ExpectedTool(_text(value, "expected_tools"))
+
+
+def _weights(value: Any) -> dict[str, float]:
+    if not isinstance(value, dict):
+        raise _Bad(f"'weights' must be an object with {', '.join(COMPONENTS)}")
+    weights: dict[str, float] = {}
+    for key, weight in value.items():
+        if key not in COMPONENTS:
+            raise _Bad(f"unknown weight {key!r} (known: {', '.join(COMPONENTS)})")
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, int | float)
+            or not (math.isfinite(weight) and weight >= 0)
+        ):
+            raise _Bad(f"weight {key!r} must be a number >= 0")
+        weights[key] = float(weight)
+    if weights and not any(weights.values()):
+        raise _Bad("'weights' must not all be 0")
+    return weights

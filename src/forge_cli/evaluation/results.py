@@ -7,14 +7,28 @@ all read them, so every output agrees on what happened.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from forge_cli.evaluation.cases import EvalCase
 
-__all__ = ["CaseResult", "CheckResult", "CitedFile", "TokenUsage", "ToolCallRecord"]
+__all__ = [
+    "CaseResult",
+    "CheckResult",
+    "CitedFile",
+    "JudgeVerdict",
+    "TokenUsage",
+    "ToolCallRecord",
+]
 
-CheckName = Literal["cited_expected_file", "answer_contains"]
+CheckName = Literal[
+    "cited_expected_file", "answer_contains", "called_tool", "tools_in_order", "judge"
+]
+
+Outcome = Literal["completed", "failed", "blocked", "not_finished"]
+"""What became of a tool call: it ran and returned, it failed (raised, timed out, bad
+arguments), it was blocked (denied by the approval policy or a hook, or not run at the
+iteration limit), or it had not finished when the answer ended."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +39,7 @@ class ToolCallRecord:
     name: str | None
     status: str | None
     arguments: dict[str, Any]
+    outcome: Outcome = "completed"
 
     def to_json(self) -> dict[str, Any]:
         """Plain data."""
@@ -32,6 +47,7 @@ class ToolCallRecord:
         if self.name is not None:
             data["name"] = self.name
         data["status"] = self.status
+        data["outcome"] = self.outcome
         data["arguments"] = self.arguments
         return data
 
@@ -59,6 +75,25 @@ class CheckResult:
     def to_json(self) -> dict[str, Any]:
         """Plain data."""
         return {"check": self.check, "expected": self.expected, "passed": self.passed}
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeVerdict:
+    """A judge model's grade of a free-form answer: ``score`` in [0, 1], or an ``error``."""
+
+    model: str
+    score: float | None
+    reason: str = ""
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data."""
+        return {
+            "model": self.model,
+            "score": None if self.score is None else round(self.score, 6),
+            "reason": self.reason,
+            "error": self.error,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +135,11 @@ class CaseResult:
     response_status: str | None = None
     error: str | None = None
     error_type: str | None = None
+    scores: dict[str, float] = field(default_factory=dict)
+    """Each reward component that applies to the question, in [0, 1]."""
+    reward: float = 0.0
+    """The weighted mean of ``scores`` (0 when the question failed with an error)."""
+    judge: JudgeVerdict | None = None
 
     @property
     def status(self) -> Literal["passed", "failed", "error"]:
@@ -118,13 +158,7 @@ class CaseResult:
         """Why the question did not pass, in a few words ('' when it passed)."""
         if self.error is not None:
             return self.error
-        failed = [c for c in self.checks if not c.passed]
-        return "; ".join(
-            f"did not cite {c.expected}"
-            if c.check == "cited_expected_file"
-            else f"answer lacks {c.expected!r}"
-            for c in failed
-        )
+        return "; ".join(_why(c) for c in self.checks if not c.passed)
 
     def to_json(self) -> dict[str, Any]:
         """One record of the JSONL output and of ``--json`` (``type: result``)."""
@@ -141,6 +175,9 @@ class CaseResult:
             "cited_files": [f.to_json() for f in self.cited_files],
             "tool_calls": [call.to_json() for call in self.tool_calls],
             "tool_call_counts": self.tool_counts,
+            "reward": round(self.reward, 6),
+            "scores": {key: round(value, 6) for key, value in self.scores.items()},
+            "judge": self.judge.to_json() if self.judge is not None else None,
             "latency_s": round(self.latency, 6),
             "usage": self.usage.to_json() if self.usage else None,
             "model": self.model,
@@ -149,3 +186,15 @@ class CaseResult:
             "error_type": self.error_type,
             "answer": self.answer,
         }
+
+
+def _why(check: CheckResult) -> str:
+    if check.check == "cited_expected_file":
+        return f"did not cite {check.expected}"
+    if check.check == "answer_contains":
+        return f"answer lacks {check.expected!r}"
+    if check.check == "called_tool":
+        return f"did not call {check.expected}"
+    if check.check == "tools_in_order":
+        return f"tools not called in order ({check.expected})"
+    return f"judge score below {check.expected}"

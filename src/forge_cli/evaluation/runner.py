@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 from forge_cli.errors import UsageError
 from forge_cli.evaluation.cases import EvalCase
+from forge_cli.evaluation.judge import Judge
 from forge_cli.evaluation.requests import RequestDefaults, build_case_request
 from forge_cli.evaluation.results import CaseResult
-from forge_cli.evaluation.scoring import score_case
+from forge_cli.evaluation.scoring import score_case, with_judge
 from forge_cli.evaluation.summary import EvalSummary, summarize
 from forge_cli.protocol.request import Request
 from forge_cli.protocol.response import Response
@@ -73,6 +74,7 @@ class Evaluator:
         concurrency: int = 1,
         clock: Clock = time.perf_counter,
         on_result: ResultSink | None = None,
+        judge: Judge | None = None,
     ) -> None:
         if not 1 <= concurrency <= MAX_CONCURRENCY:
             raise UsageError(f"concurrency must be between 1 and {MAX_CONCURRENCY}")
@@ -81,6 +83,7 @@ class Evaluator:
         self._concurrency = concurrency
         self._clock = clock
         self._on_result = on_result
+        self._judge = judge
         self.results: list[CaseResult] = []
         """Finished results, in completion order."""
 
@@ -92,7 +95,7 @@ class Evaluator:
 
         async def worker() -> None:
             for case in pending:  # one shared iterator: each case is taken by one worker
-                self._record(await self.run_case(case))
+                self._record(await self._judged(await self.run_case(case)))
 
         async with asyncio.TaskGroup() as group:
             for _ in range(min(self._concurrency, len(cases))):
@@ -119,6 +122,13 @@ class Evaluator:
             error = exc
         latency = max(0.0, self._clock() - start)
         return score_case(case, last, latency=latency, error=error)
+
+    async def _judged(self, result: CaseResult) -> CaseResult:
+        """``result`` graded by the judge model, when there is one and the question ran."""
+        if self._judge is None or result.error is not None:
+            return result
+        verdict = await self._judge(result.case, result.answer)
+        return with_judge(result, verdict, threshold=self._judge.threshold)
 
     def _record(self, result: CaseResult) -> None:
         self.results.append(result)

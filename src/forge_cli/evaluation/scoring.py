@@ -1,4 +1,6 @@
-"""Scoring one answer: which tools it called, which files it cited, which checks pass.
+"""Scoring one answer: which tools it called, which files it cited, which checks pass, and a
+graded reward in [0, 1] that combines the answer, citation and tool-use scores with the
+question's weights.
 
 Tool calls are read from the final Response snapshot (every output item that is a tool call,
 dispatched through the protocol's type guards), so hosted tools of a server and client-side
@@ -8,15 +10,19 @@ numbering the renderers use (:func:`forge_cli.render.citations.collect_citations
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from forge_cli.errors import ForgeError
-from forge_cli.evaluation.cases import EvalCase, ExpectedFile
+from forge_cli.evaluation.cases import EvalCase, ExpectedFile, ExpectedTool
 from forge_cli.evaluation.results import (
     CaseResult,
     CheckResult,
     CitedFile,
+    JudgeVerdict,
+    Outcome,
     TokenUsage,
     ToolCallRecord,
 )
@@ -26,11 +32,15 @@ from forge_cli.render.citations import collect_citations
 
 __all__ = [
     "answer_contains",
+    "arguments_match",
     "cited_files",
     "describe_error",
     "file_matches",
+    "reward",
     "score_case",
     "tool_calls",
+    "tool_matches",
+    "with_judge",
 ]
 
 _CITING = frozenset({"file_citation", "container_file_citation"})
@@ -79,8 +89,125 @@ def tool_calls(response: Response | None) -> tuple[ToolCallRecord, ...]:
         name = item.name if guards.is_function_call(item) else None
         kind = str(getattr(item, "type", "unknown"))
         status = getattr(item, "status", None)
-        records.append(ToolCallRecord(kind, name, status, _arguments(item)))
+        outcome = _outcome(status, response.status)
+        records.append(ToolCallRecord(kind, name, status, _arguments(item), outcome))
     return tuple(records)
+
+
+def _outcome(status: str | None, response_status: str | None) -> Outcome:
+    if status == "failed":
+        return "failed"
+    if status == "incomplete":
+        return "blocked"
+    if status == "completed" or (status is None and response_status == "completed"):
+        return "completed"
+    return "not_finished"
+
+
+def _normalize_name(name: str) -> str:
+    return name.strip().casefold().replace("-", "_")
+
+
+def tool_matches(expected: ExpectedTool, call: ToolCallRecord) -> bool:
+    """Whether ``call`` is a call of ``expected`` (by function name or hosted kind, with the
+    expected arguments a subset of the call's), whatever became of it."""
+    want = _normalize_name(expected.name)
+    named = call.name is not None and _normalize_name(call.name) == want
+    kind = _normalize_name(call.kind)
+    if not (named or kind in (want, f"{want}_call")):
+        return False
+    return expected.arguments is None or arguments_match(expected.arguments, call.arguments)
+
+
+def arguments_match(expected: Any, actual: Any) -> bool:
+    """``expected`` is contained in ``actual``: objects by key (recursively), lists by element
+    (every expected element matches some actual one), text case- and space-insensitively,
+    numbers by value (a numeric string counts as its number)."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(
+            key in actual and arguments_match(value, actual[key]) for key, value in expected.items()
+        )
+    if isinstance(expected, list):
+        items = actual if isinstance(actual, list) else [actual]
+        return all(any(arguments_match(want, got) for got in items) for want in expected)
+    if isinstance(expected, str):
+        return isinstance(actual, str) and _normalize(expected) == _normalize(actual)
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return expected is actual
+    if isinstance(expected, int | float):
+        number = _number(actual)
+        return number is not None and math.isclose(expected, number)
+    return bool(expected == actual)
+
+
+def _number(value: Any) -> float | None:
+    """A number, or a string holding one (models often quote numbers; the executor fixes that
+    before the tool runs, so the call did get the number)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _tool_checks(
+    case: EvalCase, calls: Sequence[ToolCallRecord]
+) -> tuple[list[CheckResult], float | None]:
+    """The ``called_tool`` (and ``tools_in_order``) checks, and the tool-use score."""
+    if not case.expected_tools:
+        return [], None
+    done = [call for call in calls if call.outcome == "completed"]
+    used: set[int] = set()
+    checks: list[CheckResult] = []
+    for expected in case.expected_tools:
+        index = next(
+            (i for i, call in enumerate(done) if i not in used and tool_matches(expected, call)),
+            None,
+        )
+        if index is not None:
+            used.add(index)
+            checks.append(CheckResult("called_tool", expected.label, True))
+            continue
+        tried = [c.outcome for c in calls if c.outcome != "completed" and tool_matches(expected, c)]
+        label = expected.label + (f" (called, but {tried[0]})" if tried else "")
+        checks.append(CheckResult("called_tool", label, False))
+    matched = sum(1 for check in checks if check.passed)
+    score = matched / len(case.expected_tools)
+    if case.tools_in_order:
+        in_order = _ordered_matches(case.expected_tools, done)
+        order = " → ".join(t.name for t in case.expected_tools)
+        checks.append(CheckResult("tools_in_order", order, in_order == len(case.expected_tools)))
+        score = in_order / len(case.expected_tools)
+    return checks, score
+
+
+def _ordered_matches(expected: Sequence[ExpectedTool], calls: Sequence[ToolCallRecord]) -> int:
+    """How many expected tools match calls in order (greedily, each call used once)."""
+    position = 0
+    matched = 0
+    for want in expected:
+        for index in range(position, len(calls)):
+            if tool_matches(want, calls[index]):
+                matched += 1
+                position = index + 1
+                break
+    return matched
+
+
+def reward(case: EvalCase, scores: dict[str, float], *, failed: bool) -> float:
+    """The weighted mean of the component ``scores`` (1.0 when none applies; 0 on an error)."""
+    if failed:
+        return 0.0
+    weights = case.weights or {}
+    total = sum(weights.get(key, 1.0) for key in scores)
+    if total == 0:
+        return 1.0
+    return sum(score * weights.get(key, 1.0) for key, score in scores.items()) / total
 
 
 def cited_files(response: Response | None) -> tuple[CitedFile, ...]:
@@ -156,17 +283,28 @@ def score_case(
     if case.expected_files:
         labels = ", ".join(f.label for f in case.expected_files)
         checks.append(CheckResult("cited_expected_file", labels, bool(hits)))
-    checks.extend(
+    contains = [
         CheckResult("answer_contains", text, answer_contains(answer, text))
         for text in case.expected_answer_contains
-    )
+    ]
+    checks.extend(contains)
+    calls = tool_calls(response)
+    tool_checks, tool_score = _tool_checks(case, calls)
+    checks.extend(tool_checks)
+    scores: dict[str, float] = {}
+    if contains:
+        scores["answer"] = sum(1 for c in contains if c.passed) / len(contains)
+    if case.expected_files:
+        scores["citations"] = len(hits) / len(case.expected_files)
+    if tool_score is not None:
+        scores["tools"] = tool_score
     message, kind = describe_error(error) if error is not None else (None, None)
     return CaseResult(
         case=case,
         passed=error is None and all(c.passed for c in checks),
         answer=answer,
         checks=tuple(checks),
-        tool_calls=tool_calls(response),
+        tool_calls=calls,
         cited_files=cited,
         files_cited=hits,
         latency=latency,
@@ -175,4 +313,26 @@ def score_case(
         response_status=response.status if response is not None else None,
         error=message,
         error_type=kind,
+        scores=scores,
+        reward=reward(case, scores, failed=error is not None),
+    )
+
+
+def with_judge(result: CaseResult, verdict: JudgeVerdict, *, threshold: float) -> CaseResult:
+    """``result`` with the judge's grade: a ``judge`` check, and the grade in the answer score
+    (averaged with the ``answer_contains`` score when the question has both)."""
+    passed = verdict.score is not None and verdict.score >= threshold
+    checks = (*result.checks, CheckResult("judge", f"{threshold:g}", passed))
+    scores = dict(result.scores)
+    if verdict.score is not None:
+        contains = scores.get("answer")
+        scores["answer"] = verdict.score if contains is None else (contains + verdict.score) / 2
+    failed = result.error is not None
+    return dataclasses.replace(
+        result,
+        checks=checks,
+        passed=result.passed and passed,
+        judge=verdict,
+        scores=scores,
+        reward=reward(result.case, scores, failed=failed),
     )

@@ -57,6 +57,13 @@ class EvalSummary:
     total_tokens: int = 0
     min_pass: float = 1.0
     gate_passed: bool = False
+    mean_reward: float | None = None
+    expected_tools: int = 0
+    expected_tools_called: int = 0
+    tool_recall: float | None = None
+    tool_calls_by_outcome: dict[str, int] = field(default_factory=dict)
+    judged: int = 0
+    mean_judge_score: float | None = None
 
     @property
     def interrupted(self) -> bool:
@@ -83,6 +90,13 @@ class EvalSummary:
             "tool_calls": self.tool_calls,
             "mean_tool_calls": round(self.mean_tool_calls, 6),
             "tool_calls_by_kind": dict(sorted(self.tool_calls_by_kind.items())),
+            "tool_calls_by_outcome": dict(sorted(self.tool_calls_by_outcome.items())),
+            "expected_tools": self.expected_tools,
+            "expected_tools_called": self.expected_tools_called,
+            "tool_recall": _round(self.tool_recall),
+            "mean_reward": _round(self.mean_reward),
+            "judged": self.judged,
+            "mean_judge_score": _round(self.mean_judge_score),
             "latency_s": {
                 "p50": _round(self.latency_p50),
                 "p95": _round(self.latency_p95),
@@ -115,6 +129,16 @@ def summarize(
     kinds: Counter[str] = Counter()
     for result in results:
         kinds.update(call.kind for call in result.tool_calls)
+    outcomes: Counter[str] = Counter()
+    for result in results:
+        outcomes.update(call.outcome for call in result.tool_calls)
+    expected_tools = sum(len(r.case.expected_tools) for r in results)
+    tools_called = sum(
+        1 for r in results for c in r.checks if c.check == "called_tool" and c.passed
+    )
+    judge_scores = [
+        r.judge.score for r in results if r.judge is not None and r.judge.score is not None
+    ]
     latencies = [r.latency for r in results]
     pass_rate = passed / done if done else 0.0
     return EvalSummary(
@@ -139,4 +163,11 @@ def summarize(
         total_tokens=sum(r.usage.total_tokens for r in results if r.usage),
         min_pass=min_pass,
         gate_passed=done > 0 and pass_rate >= min_pass,
+        mean_reward=sum(r.reward for r in results) / done if done else None,
+        expected_tools=expected_tools,
+        expected_tools_called=tools_called,
+        tool_recall=tools_called / expected_tools if expected_tools else None,
+        tool_calls_by_outcome=dict(outcomes),
+        judged=sum(1 for r in results if r.judge is not None),
+        mean_judge_score=sum(judge_scores) / len(judge_scores) if judge_scores else None,
     )

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from forge_cli.mcp.client import McpConnection, McpToolInfo
 from forge_cli.mcp.live import LiveCalls
 from forge_cli.tools.base import BaseTool, ToolOutput
-from forge_cli.tools.context import current_tool_call
+from forge_cli.tools.context import RunContext
 
 __all__ = ["McpTool", "McpToolError", "tool_name"]
 
@@ -73,11 +73,10 @@ class McpTool(BaseTool):
         schema.pop("$schema", None)
         return schema
 
-    async def run(self, args: Any) -> Any:
+    async def run(self, args: Any, context: RunContext | None = None) -> Any:
         """Call the tool on its server, reporting progress against the current call."""
         arguments = args.model_dump() if isinstance(args, BaseModel) else dict(args)
-        call = current_tool_call()
-        call_id = call.call_id if call is not None else None
+        call_id = context.call_id if context is not None and context.call_id else None
         if call_id is not None:
             self.live.start(call_id, self.server, self.info.name)
 

@@ -97,6 +97,20 @@ class SummaryView(Protocol):
     def latency_p95(self) -> float | None: ...
     @property
     def total_tokens(self) -> int: ...
+    @property
+    def mean_reward(self) -> float | None: ...
+    @property
+    def expected_tools(self) -> int: ...
+    @property
+    def expected_tools_called(self) -> int: ...
+    @property
+    def tool_recall(self) -> float | None: ...
+    @property
+    def tool_calls_by_outcome(self) -> dict[str, int]: ...
+    @property
+    def judged(self) -> int: ...
+    @property
+    def mean_judge_score(self) -> float | None: ...
 
 
 def format_seconds(value: float | None) -> str:
@@ -140,6 +154,7 @@ def summary_table(summary: SummaryView) -> Table:
         ("file recall", recall),
         ("tool calls / question", f"{summary.mean_tool_calls:.2f}"),
         ("tool calls by kind", _kinds(summary.tool_calls_by_kind)),
+        *_tool_rows(summary),
         ("latency p50", format_seconds(summary.latency_p50)),
         ("latency p95", format_seconds(summary.latency_p95)),
         ("tokens", f"{summary.total_tokens}"),
@@ -147,6 +162,24 @@ def summary_table(summary: SummaryView) -> Table:
     for metric, value in rows:
         table.add_row(Text(metric), Text(value))
     return table
+
+
+def _tool_rows(summary: SummaryView) -> list[tuple[str, str]]:
+    """Reward, tool use against expectations, calls that did not complete, the judge."""
+    rows: list[tuple[str, str]] = []
+    if summary.mean_reward is not None:
+        rows.append(("reward (mean)", f"{summary.mean_reward:.3f}"))
+    if summary.tool_recall is not None:
+        called = f"{summary.expected_tools_called}/{summary.expected_tools}"
+        rows.append(("expected tools called", f"{_percent(summary.tool_recall)} ({called})"))
+    unfinished = {k: n for k, n in summary.tool_calls_by_outcome.items() if k != "completed"}
+    if unfinished:
+        text = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in sorted(unfinished.items()))
+        rows.append(("calls not completed", text))
+    if summary.judged:
+        score = "-" if summary.mean_judge_score is None else f"{summary.mean_judge_score:.3f}"
+        rows.append(("judge score (mean)", f"{score} ({summary.judged} judged)"))
+    return rows
 
 
 def failures_table(results: Sequence[ResultView], *, limit: int = 20) -> Table | None:

@@ -22,6 +22,7 @@ from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.text import Text
 
+from forge_cli.prompting import on_prompt
 from forge_cli.protocol.guards import is_function_call, is_message
 from forge_cli.protocol.items import Message
 from forge_cli.protocol.response import Response
@@ -123,6 +124,8 @@ class RichRenderer:
         self._last: Response | None = None
         self._citations: list[Citation] | None = None
         self._finished = False
+        self._paused = False
+        self._stop_listening = on_prompt(self._pause, self._resume)
 
     # --- the Renderer API -------------------------------------------------------------------
 
@@ -145,7 +148,7 @@ class RichRenderer:
             self.clock.observe(item_key(item, index), settled(item, index, count, ctx), now)
         self._advance(response, ctx, final=False)
         self._dirty = True
-        if self._due(now):
+        if self._due(now) and not self._paused:
             self._tick(response, now)
 
     def tick(self) -> bool:
@@ -155,7 +158,7 @@ class RichRenderer:
         in the live region is still running (its elapsed time changes). Cheap when nothing is
         needed: call it whenever :meth:`next_tick_in` says so.
         """
-        if self._finished or not self._needs_redraw():
+        if self._finished or self._paused or not self._needs_redraw():
             return False
         now = self.clock.now()
         if not self._due(now):
@@ -165,7 +168,7 @@ class RichRenderer:
 
     def next_tick_in(self) -> float | None:
         """Seconds until :meth:`tick` would redraw, or ``None`` when idle and clean (no timer)."""
-        if self._finished or not self._needs_redraw():
+        if self._finished or self._paused or not self._needs_redraw():
             return None
         if self._last_tick is None:
             return 0.0
@@ -178,7 +181,8 @@ class RichRenderer:
         notice = notice_for(as_event_dict(event), self.glyphs)
         if notice is not None:
             self._pending.extend(self._layout.place("status", [notice]))
-            self._tick(self._last, self.clock.now())
+            if not self._paused:
+                self._tick(self._last, self.clock.now())
 
     def finish(
         self,
@@ -191,6 +195,7 @@ class RichRenderer:
         if self._finished:
             return
         self._finished = True
+        self._stop_listening()
         final = response if response is not None else self._last
         self.clock.close(self.clock.now())
         if final is not None:
@@ -333,6 +338,20 @@ class RichRenderer:
             if is_function_call(item) or not getattr(item, "is_done", False):
                 return True
         return False
+
+    def _pause(self) -> None:
+        """A prompt needs the terminal: clear the live region and draw nothing until resumed."""
+        self._paused = True
+        if self._live is not None:
+            self._live.update(Text(""))
+            self._live.stop()
+            self._live = None
+
+    def _resume(self) -> None:
+        """The prompt was answered: the next tick redraws the live region below it."""
+        self._paused = False
+        self._dirty = True
+        self._last_tick = None
 
     def _tick(self, response: Response | None, now: float) -> None:
         """One screen update: print newly committed units, redraw the live region."""

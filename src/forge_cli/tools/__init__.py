@@ -18,6 +18,7 @@ from forge_cli.tools.approval import (
 from forge_cli.tools.base import BaseTool, CitationSource, ToolOutput, render_output
 from forge_cli.tools.builtin import KnowledgeToolkit
 from forge_cli.tools.coerce import coerce_arguments
+from forge_cli.tools.context import RunContext
 from forge_cli.tools.decorator import CallableTool, tool
 from forge_cli.tools.events import (
     ToolCallBlocked,
@@ -52,6 +53,7 @@ __all__ = [
     "FunctionSchema",
     "KnowledgeToolkit",
     "Policy",
+    "RunContext",
     "TerminalApprover",
     "ToolCall",
     "ToolCallBlocked",

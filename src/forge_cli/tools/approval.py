@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Literal, Protocol, runtime_checkable
 
 from forge_cli.errors import UsageError
+from forge_cli.prompting import prompting
 from forge_cli.sanitize import sanitize
 from forge_cli.tools.hooks import Block, ToolCall
 from forge_cli.tools.toolset import ToolSet
@@ -103,7 +104,8 @@ class TerminalApprover:
         async with self._lock:
             if request.tool_name in self._always:
                 return True
-            answer = await asyncio.to_thread(self._ask, request)
+            with prompting():  # live displays stop drawing until the answer is in
+                answer = await asyncio.to_thread(self._ask, request)
             if answer == "always":
                 self._always.add(request.tool_name)
             return answer != "no"

@@ -7,6 +7,7 @@ the executor, the approval policy and the request builder never care which kind 
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from dataclasses import dataclass
@@ -16,7 +17,8 @@ from pydantic import BaseModel
 
 from forge_cli.errors import ToolError
 from forge_cli.protocol.tools import FunctionTool
-from forge_cli.tools._schema_json import clean_schema
+from forge_cli.tools._schema_json import clean_schema, strict_schema
+from forge_cli.tools.context import RunContext
 
 __all__ = ["TOOL_NAME_PATTERN", "BaseTool", "CitationSource", "ToolOutput", "render_output"]
 
@@ -49,6 +51,9 @@ class BaseTool:
     Subclass it for tools that need state or an explicit schema: set ``name``, ``description``
     and ``args_schema`` (a pydantic model) and implement :meth:`run`. ``read_only`` tools are
     approved automatically by the default policy; ``timeout`` (seconds) overrides the executor's.
+    ``strict`` asks the server for strict function calling: the schema is sent in its strict form
+    (every property required, optional ones nullable) and a ``null`` argument means "use the
+    default".
     """
 
     name: str = ""
@@ -56,6 +61,7 @@ class BaseTool:
     args_schema: type[BaseModel]
     read_only: bool = False
     timeout: float | None = None
+    strict: bool = False
 
     def __init__(self) -> None:
         problems = _definition_problems(self)
@@ -63,8 +69,17 @@ class BaseTool:
             raise ToolError(f"tool {type(self).__name__} is defined wrongly: {'; '.join(problems)}")
 
     async def run(self, args: Any) -> Any:
-        """Run with validated arguments (an instance of ``args_schema``); return the result."""
+        """Run with validated arguments (an instance of ``args_schema``); return the result.
+
+        Declare ``run(self, args, context: RunContext)`` to receive the run's context.
+        """
         raise NotImplementedError
+
+    async def invoke(self, args: Any, context: RunContext | None = None) -> Any:
+        """Run, passing ``context`` when :meth:`run` takes it (as ``context``)."""
+        if _takes_context(self.run):
+            return await self.run(args, context=context if context is not None else RunContext())  # type: ignore[call-arg]
+        return await self.run(args)
 
     def parameters(self) -> dict[str, Any]:
         """The JSON Schema of the arguments, as sent to the model."""
@@ -72,12 +87,37 @@ class BaseTool:
 
     def definition(self) -> FunctionTool:
         """The tool definition a request carries."""
+        parameters = self.parameters()
         return FunctionTool(
-            name=self.name, description=self.description or None, parameters=self.parameters()
+            name=self.name,
+            description=self.description or None,
+            parameters=strict_schema(parameters) if self.strict else parameters,
+            strict=True if self.strict else None,
         )
+
+    def validate_arguments(self, arguments: dict[str, Any]) -> BaseModel:
+        """The arguments checked against ``args_schema`` (raises pydantic's ``ValidationError``).
+
+        For a strict tool, ``null`` for an optional field means the field was left out.
+        """
+        if self.strict:
+            fields = self.args_schema.model_fields
+            arguments = {
+                key: value
+                for key, value in arguments.items()
+                if not (value is None and key in fields and not fields[key].is_required())
+            }
+        return self.args_schema.model_validate(arguments)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+def _takes_context(method: Any) -> bool:
+    try:
+        return "context" in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _definition_problems(tool: BaseTool) -> list[str]:

@@ -11,6 +11,7 @@ from typing import Any, overload
 from pydantic import BaseModel
 
 from forge_cli.tools.base import BaseTool
+from forge_cli.tools.context import RunContext
 from forge_cli.tools.schema import function_schema
 
 __all__ = ["CallableTool", "tool"]
@@ -32,6 +33,7 @@ class CallableTool(BaseTool):
         description: str | None = None,
         read_only: bool = False,
         timeout: float | None = None,
+        strict: bool = False,
     ) -> None:
         schema = function_schema(func, name=name, description=description)
         self.func = func
@@ -40,13 +42,17 @@ class CallableTool(BaseTool):
         self.args_schema = schema.model
         self.read_only = read_only
         self.timeout = timeout
+        self.strict = strict
+        self.context_param = schema.context_param
         self.is_async = inspect.iscoroutinefunction(func)
         functools.update_wrapper(self, func)
         super().__init__()
 
-    async def run(self, args: Any) -> Any:
-        """Call the function with the validated arguments."""
+    async def run(self, args: Any, context: RunContext | None = None) -> Any:
+        """Call the function with the validated arguments (and the run's context if it asks)."""
         kwargs = _as_kwargs(args)
+        if self.context_param is not None:
+            kwargs[self.context_param] = context if context is not None else RunContext()
         if self.is_async:
             return await self.func(**kwargs)
         return await asyncio.to_thread(self.func, **kwargs)
@@ -73,6 +79,7 @@ def tool(
     description: str | None = None,
     read_only: bool = False,
     timeout: float | None = None,
+    strict: bool = False,
 ) -> Callable[[Callable[..., Any]], CallableTool]: ...
 
 
@@ -84,8 +91,11 @@ def tool(
     description: str | None = None,
     read_only: bool = False,
     timeout: float | None = None,
+    strict: bool = False,
 ) -> CallableTool | Callable[[Callable[..., Any]], CallableTool]:
     """Make a tool of a function: ``@tool`` or ``@tool(name=..., read_only=True, timeout=5)``.
+
+    ``strict=True`` asks for strict function calling (see :attr:`BaseTool.strict`).
 
     Raises :class:`~forge_cli.errors.ToolError` naming the function and every problem found
     (missing annotations, ``*args``, types pydantic cannot describe, a bad name).
@@ -93,7 +103,12 @@ def tool(
 
     def wrap(target: Callable[..., Any]) -> CallableTool:
         return CallableTool(
-            target, name=name, description=description, read_only=read_only, timeout=timeout
+            target,
+            name=name,
+            description=description,
+            read_only=read_only,
+            timeout=timeout,
+            strict=strict,
         )
 
     return wrap(func) if func is not None else wrap

@@ -13,15 +13,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, ValidationError
 
 from forge_cli.errors import ToolError
+from forge_cli.protocol.request import InputItem
 from forge_cli.protocol.tools import FunctionTool
+from forge_cli.tools.approval import ApprovalHook
 from forge_cli.tools.base import BaseTool, render_output
 from forge_cli.tools.coerce import coerce_arguments
-from forge_cli.tools.context import _CURRENT
+from forge_cli.tools.context import RunContext
 from forge_cli.tools.events import (
     FailureKind,
     ToolCallBlocked,
@@ -85,10 +87,31 @@ class ToolExecutor:
         """Definitions for a request (at most ``max_tools``) and the names left out."""
         return self.tools.definitions(self.max_tools)
 
+    def run_context(self, history: Sequence[InputItem] = (), iteration: int = 0) -> RunContext:
+        """The context tools get in this run: ``history``, ``iteration`` and the approval policy."""
+        approval = next((h for h in self.before_hooks if isinstance(h, ApprovalHook)), None)
+        policies: dict[str, str] = {}
+        assume_yes = False
+        if approval is not None:
+            assume_yes = approval.policy.assume_yes
+            for item in self.tools:
+                policies[item.name] = approval.policy.policy_for(
+                    item.name, read_only=item.read_only
+                )
+        return RunContext(tuple(history), iteration, policies=policies, assume_yes=assume_yes)
+
     async def execute(
-        self, calls: Sequence[ToolCall], *, on_event: ToolEventSink | None = None
+        self,
+        calls: Sequence[ToolCall],
+        *,
+        on_event: ToolEventSink | None = None,
+        context: RunContext | None = None,
     ) -> ExecutionReport:
-        """Run ``calls``; return one result per call, in call order."""
+        """Run ``calls``; return one result per call, in call order.
+
+        ``context`` is what tools that ask for the run's context receive (with the call's id and
+        tool name filled in).
+        """
         emit = on_event or _ignore
         slots: list[ToolResult | _Ready] = []
         stopped = False
@@ -102,7 +125,7 @@ class ToolExecutor:
             slots.append(slot)
             stopped = self.stop_on_tool_block and _is_blocked(slot)
         ready = [(index, slot) for index, slot in enumerate(slots) if isinstance(slot, _Ready)]
-        finished = await asyncio.gather(*(self._run(slot, emit) for _, slot in ready))
+        finished = await asyncio.gather(*(self._run(slot, emit, context) for _, slot in ready))
         merged: list[ToolResult | _Ready] = list(slots)
         for (index, _), result in zip(ready, finished, strict=True):
             merged[index] = result
@@ -112,10 +135,18 @@ class ToolExecutor:
         return ExecutionReport(tuple(results), stopped)
 
     async def _prepare(self, call: ToolCall, emit: ToolEventSink) -> ToolResult | _Ready:
-        tool = self.tools.get(call.name)
+        offered = self.tools.names()[: self.max_tools]
+        tool = self.tools.get(call.name) if call.name in offered else None
         if tool is None:
-            known = ", ".join(self.tools.names()) or "none"
-            message = f"Error: unknown tool {call.name!r}. Available tools: {known}."
+            known = ", ".join(offered) or "none"
+            if call.name in self.tools:
+                what = (
+                    f"tool {call.name!r} was not offered in this request (only the first "
+                    f"{self.max_tools} tools are sent)"
+                )
+            else:
+                what = f"unknown tool {call.name!r}"
+            message = f"Error: {what}. Available tools: {known}."
             return _failed(call, message, "unknown_tool", emit)
         checked = self._validate(call, tool, emit)
         if isinstance(checked, ToolResult):
@@ -145,7 +176,7 @@ class ToolExecutor:
         if self.coerce_types:
             arguments = coerce_arguments(arguments, tool.parameters())
         try:
-            return tool.args_schema.model_validate(arguments)
+            return tool.validate_arguments(arguments)
         except ValidationError as exc:
             message = (
                 f"Error: invalid arguments for {call.name!r}: {_summarise(exc)}. "
@@ -153,13 +184,15 @@ class ToolExecutor:
             )
             return _failed(call, message, "invalid_arguments", emit)
 
-    async def _run(self, ready: _Ready, emit: ToolEventSink) -> ToolResult:
+    async def _run(
+        self, ready: _Ready, emit: ToolEventSink, context: RunContext | None
+    ) -> ToolResult:
         call, tool = ready.call, ready.tool
         emit(ToolCallStarted(call.call_id, call.name, call.parsed() or {}))
         limit = tool.timeout if tool.timeout is not None else self.timeout
-        token = _CURRENT.set(call)  # copied into the call's task (tools.context)
         try:
-            value = await asyncio.wait_for(tool.run(ready.args), limit)
+            seen = replace(context or RunContext(), call_id=call.call_id, tool_name=call.name)
+            value = await asyncio.wait_for(tool.invoke(ready.args, seen), limit)
         except TimeoutError:
             result = _failed(call, f"Error: {call.name!r} timed out after {limit:g} s.", "timeout")
         except Exception as exc:  # a tool's own failure goes back to the model
@@ -169,8 +202,6 @@ class ToolExecutor:
         else:
             output = render_output(value)
             result = ToolResult(call.call_id, call.name, output.text, citations=output.citations)
-        finally:
-            _CURRENT.reset(token)
         for hook in self.after_hooks:
             replacement = await call_hook(hook, call, result)
             if isinstance(replacement, ToolResult):

@@ -1,8 +1,10 @@
 """Load user tools from a Python file (``--functions PATH`` and the config file).
 
-The file is executed as a module. If it defines tools with ``@tool`` (or :class:`BaseTool`
-instances), exactly those are used; otherwise every public function defined in the file becomes
-a tool, as ``llm --functions`` does. Any problem is a one-line :class:`UsageError`.
+The file is executed as a module. If it defines tools explicitly (functions decorated with
+``@tool``, :class:`BaseTool` instances, or :class:`BaseTool` subclasses, which are instantiated
+when they take no arguments), exactly those are used; otherwise every public function defined in
+the file becomes a tool, as ``llm --functions`` does. Any problem is a one-line
+:class:`UsageError` naming the file (and the class, for a class that cannot be instantiated).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import inspect
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import TypeGuard
 
 from forge_cli.errors import ToolError, UsageError
 from forge_cli.tools.base import BaseTool
@@ -32,7 +35,9 @@ def load_functions(path: str | Path) -> list[BaseTool]:
     except ToolError as exc:
         raise UsageError(f"bad tool in {file}: {exc.one_line()}") from exc
     if not tools:
-        raise UsageError(f"no tools found in {file}: define functions or use @tool")
+        raise UsageError(
+            f"no tools found in {file}: define functions, use @tool or subclass BaseTool"
+        )
     return tools
 
 
@@ -62,6 +67,10 @@ def _collect(module: ModuleType) -> list[BaseTool]:
         if isinstance(value, BaseTool) and id(value) not in seen:
             seen.add(id(value))
             found.append(value)
+    have = {type(item) for item in found}
+    for key, value in vars(module).items():
+        if _is_tool_class(key, value, module) and value not in have:
+            found.append(_instantiate(value))
     if found:
         return found
     return [
@@ -71,3 +80,38 @@ def _collect(module: ModuleType) -> list[BaseTool]:
         and inspect.isfunction(value)
         and value.__module__ == module.__name__
     ]
+
+
+def _is_tool_class(key: str, value: object, module: ModuleType) -> TypeGuard[type[BaseTool]]:
+    """A public :class:`BaseTool` subclass defined in the file that names a tool.
+
+    A subclass without a ``name`` of its own is a base for other tools, not a tool.
+    """
+    return (
+        not key.startswith("_")
+        and inspect.isclass(value)
+        and issubclass(value, BaseTool)
+        and value.__module__ == module.__name__
+        and not inspect.isabstract(value)
+        and bool(getattr(value, "name", None))
+    )
+
+
+def _instantiate(cls: type[BaseTool]) -> BaseTool:
+    needed = [
+        name
+        for name, param in inspect.signature(cls).parameters.items()
+        if param.default is inspect.Parameter.empty
+        and param.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
+    if needed:
+        raise ToolError(
+            f"class {cls.__name__} needs arguments ({', '.join(needed)}); "
+            f"create it in the file instead, e.g. {cls.__name__.lower()} = {cls.__name__}(...)"
+        )
+    try:
+        return cls()
+    except ToolError:
+        raise
+    except Exception as exc:  # the user's constructor failed
+        raise ToolError(f"class {cls.__name__} failed: {type(exc).__name__}: {exc}") from exc

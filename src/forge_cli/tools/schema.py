@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,12 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
 from forge_cli.errors import ToolError
+from forge_cli.tools.context import RunContext
 
 __all__ = ["FunctionSchema", "function_schema", "parse_docstring"]
 
 _GOOGLE_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params)\s*:\s*$", re.IGNORECASE)
 _OTHER_SECTION = re.compile(r"^\s*[A-Z][A-Za-z ]*:\s*$")
 _GOOGLE_PARAM = re.compile(r"^\s*\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+_UNIONS = (typing.Union, types.UnionType)
 _SPHINX_PARAM = re.compile(r"^\s*:param\s+(?:[^:]*\s)?(\w+)\s*:\s*(.*)$")
 
 
@@ -35,6 +38,8 @@ class FunctionSchema:
     name: str
     description: str
     model: type[BaseModel]
+    context_param: str | None = None
+    """The parameter that receives the :class:`RunContext`, if the function asks for it."""
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
@@ -87,13 +92,26 @@ def function_schema(
     except Exception as exc:  # NameError for unresolved names, TypeError for bad annotations
         problems.append(f"cannot resolve type hints ({exc})")
         hints = {}
-    fields = _fields(func, hints, param_docs, problems)
+    context = context_parameter(hints)
+    fields = _fields(func, hints, param_docs, problems, skip=context)
     model: type[BaseModel] | None = None
     if not problems:
         model = _build_model(tool_name, fields, problems)
     if problems or model is None:
         raise ToolError(f"tool {label} is defined wrongly: {'; '.join(problems)}")
-    return FunctionSchema(tool_name, description if description is not None else summary, model)
+    text = description if description is not None else summary
+    return FunctionSchema(tool_name, text, model, context)
+
+
+def context_parameter(hints: dict[str, Any]) -> str | None:
+    """The name of the parameter annotated :class:`RunContext` (or ``RunContext | None``)."""
+    for name, hint in hints.items():
+        if name == "return":
+            continue
+        options = typing.get_args(hint) if typing.get_origin(hint) in _UNIONS else (hint,)
+        if any(option is RunContext for option in options):
+            return name
+    return None
 
 
 def _fields(
@@ -101,6 +119,8 @@ def _fields(
     hints: dict[str, Any],
     docs: dict[str, str],
     problems: list[str],
+    *,
+    skip: str | None = None,
 ) -> dict[str, Any]:
     try:
         signature = inspect.signature(func)
@@ -109,6 +129,8 @@ def _fields(
         return {}
     fields: dict[str, Any] = {}
     for param in signature.parameters.values():
+        if param.name == skip:
+            continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             problems.append(f"parameter {param.name!r}: *args/**kwargs cannot be described")
             continue

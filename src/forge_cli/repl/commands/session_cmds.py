@@ -1,4 +1,5 @@
-"""Slash commands about the session itself: help, exit, clear, new, status, history, retry, edit."""
+"""Slash commands about the session itself: help, exit, clear, new, status, history, sources,
+copy, retry, edit."""
 
 from __future__ import annotations
 
@@ -37,11 +38,19 @@ async def exit_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     return CommandResult(exit=True)
 
 
-@command("clear", "Forget the history of this chat, keep its settings")
+@command("clear", "Start over with the same settings; the transcript so far stays saved")
 async def clear_cmd(session: ChatSession, args: list[str]) -> CommandResult:
-    session.conversation.turns.clear()
+    old = session.conversation
+    if not old.turns:
+        return CommandResult(message="Nothing to clear.")
     session.save()
-    return CommandResult(message="History cleared.")
+    fresh = old.fresh_copy()
+    session.replace_conversation(fresh)
+    if session.store is not None:
+        session.store.save(fresh)  # saved at once: --resume continues the cleared chat
+    return CommandResult(
+        message=f"History cleared. The transcript so far is kept as {old.id} (/load {old.id})."
+    )
 
 
 @command("new", "Start a new conversation with the same settings")
@@ -102,6 +111,23 @@ async def sources_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     if not sources:
         return CommandResult(message="The last answer cited no sources.")
     return CommandResult(message="\n".join(f"[{n}] {label}" for n, label in sources))
+
+
+@command("copy", "Copy the last answer to the clipboard")
+async def copy_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    from forge_cli.repl.clipboard import copy_text
+
+    last = session.last_response
+    text = last.output_text if last is not None else ""
+    if not text.strip():
+        raise UsageError("there is no answer to copy yet")
+    try:
+        how = copy_text(text, session.out)
+    except OSError as exc:
+        raise UsageError(f"cannot copy: {exc}") from None
+    lines = text.count("\n") + 1
+    noun = "line" if lines == 1 else "lines"
+    return CommandResult(message=f"Copied the last answer ({lines} {noun}) via {how}.")
 
 
 @command("retry", "Ask the last question again")
