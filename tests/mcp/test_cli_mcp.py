@@ -12,9 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 from mcp_helpers import server_command
 
+from forge_cli.render.document import load_schema
 from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks, tool_call_chunks
 
 FORGE = [sys.executable, "-m", "forge_cli.cli"]
@@ -63,6 +65,7 @@ def test_ask_json_shows_the_mcp_call(tmp_path: Path) -> None:
         server.assert_consumed()
     assert proc.returncode == 0, proc.stderr
     document = json.loads(proc.stdout)
+    jsonschema.validate(document, load_schema())
     assert document["text"] == "The sum is 5."
     (call,) = _mcp_items(document)
     assert call["server"] == "calc"
