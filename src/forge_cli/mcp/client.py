@@ -127,7 +127,7 @@ class McpConnection:
                     await asyncio.wait_for(asyncio.shield(self._ready), self.start_timeout)
                 except TimeoutError:
                     self._fail(f"did not start within {self.start_timeout:g} s")
-                    await self._stop_task()
+                    await self._stop_task(wait=False)
                 except Exception as exc:
                     self._fail(_one_line(exc))
         return self.state == "ready"
@@ -255,11 +255,14 @@ class McpConnection:
         if self.state in ("ready", "starting", "idle"):
             self.state = "closed"
 
-    async def _stop_task(self) -> None:
+    async def _stop_task(self, *, wait: bool = True) -> None:
+        """Let the task finish (bounded), else cancel it; ``wait=False`` cancels at once."""
         task = self._task
         if task is None or task.done():
             return
-        done, _ = await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT)
+        done: set[asyncio.Task[None]] = set()
+        if wait:
+            done, _ = await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT)
         if not done:
             task.cancel()
             await asyncio.wait({task}, timeout=_CLOSE_TIMEOUT)
