@@ -15,7 +15,10 @@ from forge_cli.mcp.config import DEFAULT_START_TIMEOUT, McpServerSpec
 from forge_cli.mcp.live import LiveCalls
 from forge_cli.mcp.tools import McpTool
 
-__all__ = ["McpManager"]
+__all__ = ["MAX_MCP_TOOLS", "McpManager"]
+
+MAX_MCP_TOOLS = 100
+"""MCP tools offered per request, so built-in and user tools keep room under the 128-tool cap."""
 
 
 class McpManager:
@@ -68,11 +71,18 @@ class McpManager:
     def current_tools(self) -> list[McpTool]:
         """The tools to offer now: ready, enabled servers; tools not turned off."""
         self._refresh()
-        return [
+        offered = [
             tool
             for tool in self._tools.values()
             if tool.server not in self.disabled_servers and tool.name not in self.disabled_tools
         ]
+        if len(offered) > MAX_MCP_TOOLS and "__too_many__" not in self._reported:
+            self._reported.add("__too_many__")
+            self._notices.append(
+                f"{len(offered)} MCP tools; only the first {MAX_MCP_TOOLS} are offered "
+                "(turn servers or tools off with /mcp off NAME)"
+            )
+        return offered[:MAX_MCP_TOOLS]
 
     def all_tools(self) -> list[McpTool]:
         """Every tool of every ready server (enabled or not), for listings and completion."""
