@@ -121,6 +121,8 @@ async def test_cancelling_a_call_cancels_it_and_keeps_the_server(manager: McpMan
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+    status, output = await _run(manager, "tools__was_cancelled", "{}")
+    assert (status, output) == ("completed", "yes")  # the server got notifications/cancelled
     status, output = await _run(manager, "tools__echo", '{"text": "after"}')
     assert (status, output) == ("completed", "echo: after")
 

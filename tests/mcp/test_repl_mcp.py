@@ -44,7 +44,7 @@ async def test_mcp_lists_toggles_and_completes(manager: McpManager) -> None:
     session = ChatSession(Conversation(), _never, out=out, mcp=manager)
     assert await session.handle_line("/mcp")
     text = out.getvalue()
-    assert "calc · stdio · ready · 6 tools · approval ask" in text
+    assert "calc · stdio · ready · 7 tools · approval ask" in text
     assert "+ calc__add  Add two integers." in text
 
     assert await session.handle_line("/mcp off calc__add")
@@ -88,6 +88,6 @@ def test_doctor_checks_configured_servers(tmp_path: Path) -> None:
         timeout=60,
         check=False,
     )
-    assert "ok    mcp:calc stdio, 6 tools, approval ask" in proc.stdout
+    assert "ok    mcp:calc stdio, 7 tools, approval ask" in proc.stdout
     assert "FAIL  mcp:ghost failed:" in proc.stdout
     assert "Traceback" not in proc.stderr

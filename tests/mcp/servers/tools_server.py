@@ -54,11 +54,26 @@ def build() -> MCPServer:
         sys.stderr.flush()
         os._exit(3)
 
+    cancelled = asyncio.Event()
+
     @server.tool()
     async def hang() -> str:
         """Never answer (until cancelled)."""
-        await asyncio.Event().wait()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
         return "unreachable"
+
+    @server.tool()
+    async def was_cancelled() -> str:
+        """Whether a hanging call was cancelled by the client (waits up to 10 s for it)."""
+        try:
+            await asyncio.wait_for(cancelled.wait(), 10)
+        except TimeoutError:
+            return "no"
+        return "yes"
 
     return server
 
