@@ -198,3 +198,34 @@ def test_a_run_without_mcp_servers_never_imports_the_sdk(tmp_path: Path) -> None
         [sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env
     )
     assert proc.stdout.strip() == "clean", proc.stderr
+
+
+def test_chat_lists_mcp_servers_and_runs_their_tools(tmp_path: Path) -> None:
+    with FakeChatServer() as server:
+        server.add(tool_call_chunks([("calc__echo", {"text": "from chat"})]))
+        server.add(text_chunks("Echoed."))
+        config_path = tmp_path / "config.toml"
+        config_path.write_text("")
+        env = {
+            **os.environ,
+            "FORGE_DATA_DIR": str(tmp_path / "data"),
+            "FORGE_CONFIG": str(config_path),
+            "OPENAI_API_KEY": "sk-test-not-real",
+        }
+        proc = subprocess.run(
+            [*FORGE, "chat", *_chat_args(server), "--mcp", CALC, "--yes"],
+            input="/mcp\necho something\n/mcp off calc\n",
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        server.assert_consumed()
+    assert proc.returncode == 0, proc.stderr
+    both = proc.stdout + proc.stderr
+    assert "calc · stdio · ready · 7 tools · approval ask" in both
+    assert "+ calc__echo" in both
+    assert 'MCP · completed · calc/echo(text="from chat")' in both
+    assert "Echoed." in both
+    assert "MCP server calc off" in both
