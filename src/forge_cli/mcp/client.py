@@ -314,11 +314,6 @@ def _outcome(result: CallToolResult) -> CallOutcome:
     return CallOutcome(text, structured, bool(result.is_error))
 
 
-def names_in_use(connections: Sequence[McpConnection]) -> set[str]:
-    """The server names of ``connections``."""
-    return {c.name for c in connections}
-
-
 def check_unique(specs: Sequence[McpServerSpec]) -> None:
     """Two servers with one name is a configuration error."""
     seen: set[str] = set()
