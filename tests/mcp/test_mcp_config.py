@@ -48,6 +48,7 @@ def test_names_are_unique_and_configured_servers_can_be_named() -> None:
         ({"command": "a", "args": "x"}, "args must be a list"),
         ({"command": "a", "approval": "maybe"}, "approval must be"),
         ({"command": "a", "timeout": 0}, "timeout must be"),
+        ({"command": "a", "start_timeout": "soon"}, "start_timeout must be"),
         ({"command": "a", "colour": "red"}, "unknown key 'colour'"),
         ({"url": "http://b", "headers": {"X": 1}}, "headers must be a table of strings"),
     ],
@@ -55,6 +56,12 @@ def test_names_are_unique_and_configured_servers_can_be_named() -> None:
 def test_bad_tables_are_one_line_config_errors(table: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         spec_from_table("srv", table)
+
+
+def test_timeouts() -> None:
+    spec = spec_from_table("a", {"command": "x", "timeout": 5, "start_timeout": 90})
+    assert (spec.timeout, spec.start_timeout) == (5.0, 90.0)
+    assert spec_from_table("a", {"command": "x"}).start_timeout == 30.0
 
 
 def test_trust_and_approval() -> None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from forge_cli.__about__ import __version__
 from forge_cli.errors import ConfigError
-from forge_cli.mcp.config import DEFAULT_START_TIMEOUT, McpServerSpec, expand_secrets
+from forge_cli.mcp.config import McpServerSpec, expand_secrets
 from forge_cli.sanitize import sanitize_inline
 
 if TYPE_CHECKING:
@@ -98,9 +98,9 @@ def _one_line(exc: BaseException) -> str:
 class McpConnection:
     """One MCP server of a session: started on first use, once; closed by :meth:`aclose`."""
 
-    def __init__(self, spec: McpServerSpec, *, start_timeout: float = DEFAULT_START_TIMEOUT):
+    def __init__(self, spec: McpServerSpec, *, start_timeout: float | None = None):
         self.spec = spec
-        self.start_timeout = start_timeout
+        self.start_timeout = start_timeout if start_timeout is not None else spec.start_timeout
         self.state: State = "idle"
         self.error: str | None = None
         self.tools: list[McpToolInfo] = []

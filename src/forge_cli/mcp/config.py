@@ -34,8 +34,8 @@ __all__ = [
 DEFAULT_CALL_TIMEOUT = 60.0
 """Seconds one MCP tool call may take before it fails with a timeout result."""
 
-DEFAULT_START_TIMEOUT = 20.0
-"""Seconds a server may take to start and list its tools."""
+DEFAULT_START_TIMEOUT = 30.0
+"""Seconds a server may take to start and list its tools (``npx``/``uvx`` may download first)."""
 
 Approval = Literal["auto", "ask", "deny"]
 
@@ -52,6 +52,7 @@ _TABLE_KEYS = frozenset(
         "trust",
         "approval",
         "timeout",
+        "start_timeout",
         "enabled",
     }
 )
@@ -70,6 +71,7 @@ class McpServerSpec:
     headers: Mapping[str, str] = field(default_factory=dict)
     approval: Approval = "ask"
     timeout: float = DEFAULT_CALL_TIMEOUT
+    start_timeout: float = DEFAULT_START_TIMEOUT
     enabled: bool = True
 
     @property
@@ -144,6 +146,13 @@ def _strings(value: object, where: str) -> dict[str, str]:
     return dict(value)
 
 
+def _seconds(table: Mapping[str, Any], key: str, default: float, where: str) -> float:
+    value = table.get(key, default)
+    if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+        raise ConfigError(f"{where}: {key} must be a positive number of seconds")
+    return float(value)
+
+
 def spec_from_table(name: str, table: Mapping[str, Any]) -> McpServerSpec:
     """A server from its ``[mcp.servers.NAME]`` table."""
     where = f"[mcp.servers.{name}]"
@@ -166,9 +175,8 @@ def spec_from_table(name: str, table: Mapping[str, Any]) -> McpServerSpec:
         approval = given
     else:
         raise ConfigError(f"{where}: approval must be auto, ask or deny")
-    timeout = table.get("timeout", DEFAULT_CALL_TIMEOUT)
-    if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
-        raise ConfigError(f"{where}: timeout must be a positive number of seconds")
+    timeout = _seconds(table, "timeout", DEFAULT_CALL_TIMEOUT, where)
+    start_timeout = _seconds(table, "start_timeout", DEFAULT_START_TIMEOUT, where)
     cwd = table.get("cwd")
     if cwd is not None and not isinstance(cwd, str):
         raise ConfigError(f"{where}: cwd must be a string")
@@ -184,7 +192,8 @@ def spec_from_table(name: str, table: Mapping[str, Any]) -> McpServerSpec:
         url=url,
         headers=_strings(table.get("headers", {}), f"{where} headers"),
         approval=approval,
-        timeout=float(timeout),
+        timeout=timeout,
+        start_timeout=start_timeout,
         enabled=table.get("enabled", True) is not False,
     )
 

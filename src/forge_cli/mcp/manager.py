@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 
 from forge_cli.mcp.client import McpConnection, check_unique
-from forge_cli.mcp.config import DEFAULT_START_TIMEOUT, McpServerSpec
+from forge_cli.mcp.config import McpServerSpec
 from forge_cli.mcp.live import LiveCalls
 from forge_cli.mcp.tools import McpTool
 
@@ -25,8 +25,9 @@ class McpManager:
     """Connections by server name, the live state of their calls, and what the user turned off."""
 
     def __init__(
-        self, specs: Sequence[McpServerSpec], *, start_timeout: float = DEFAULT_START_TIMEOUT
+        self, specs: Sequence[McpServerSpec], *, start_timeout: float | None = None
     ) -> None:
+        """``start_timeout`` overrides each server's own (``start_timeout`` in its spec)."""
         check_unique(specs)
         self.connections = {s.name: McpConnection(s, start_timeout=start_timeout) for s in specs}
         self.live = LiveCalls()
