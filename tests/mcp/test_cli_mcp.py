@@ -229,3 +229,36 @@ def test_chat_lists_mcp_servers_and_runs_their_tools(tmp_path: Path) -> None:
     assert 'MCP · completed · calc/echo(text="from chat")' in both
     assert "Echoed." in both
     assert "MCP server calc off" in both
+
+
+def test_a_server_dying_mid_chat_is_one_line_and_the_chat_goes_on(tmp_path: Path) -> None:
+    with FakeChatServer() as server:
+        server.add(tool_call_chunks([("calc__crash", {})]))
+        server.add(text_chunks("It crashed."))
+        server.add(text_chunks("Second answer."))
+        config_path = tmp_path / "config.toml"
+        config_path.write_text("")
+        env = {
+            **os.environ,
+            "FORGE_DATA_DIR": str(tmp_path / "data"),
+            "FORGE_CONFIG": str(config_path),
+            "OPENAI_API_KEY": "sk-test-not-real",
+        }
+        proc = subprocess.run(
+            [*FORGE, "chat", *_chat_args(server), "--mcp", CALC, "--yes"],
+            input="crash it\nagain\n",
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        server.assert_consumed()
+    assert proc.returncode == 0, proc.stderr
+    assert "MCP · failed · calc/crash()" in proc.stderr
+    assert proc.stderr.count("MCP server 'calc' stopped:") == 1  # the one notice
+    assert "It crashed." in proc.stdout
+    assert "Second answer." in proc.stdout
+    assert "Traceback" not in proc.stderr
+    log = tmp_path / "data" / "logs" / "mcp-calc.log"
+    assert "crashing on purpose" in log.read_text()

@@ -36,6 +36,7 @@ class McpManager:
         self._notices: list[str] = []
         self._reported: set[str] = set()
         self._tools: dict[str, McpTool] = {}
+        self._known: dict[str, tuple[str, str]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.connections)
@@ -67,6 +68,7 @@ class McpManager:
                 tool = McpTool(conn, info, self.live)
                 if tool.name not in tools:
                     tools[tool.name] = tool
+                    self._known[tool.name] = (name, info.name)
         self._tools = tools
 
     def current_tools(self) -> list[McpTool]:
@@ -93,6 +95,10 @@ class McpManager:
     def tool(self, name: str) -> McpTool | None:
         """The tool called ``name`` (``server__tool``), if any."""
         return self._tools.get(name)
+
+    def lookup(self, name: str) -> tuple[str, str] | None:
+        """(server, MCP tool name) of a tool ever offered as ``name``, even if its server died."""
+        return self._known.get(name)
 
     def policies(self) -> Mapping[str, str]:
         """The approval policy of each tool, from its server's spec."""

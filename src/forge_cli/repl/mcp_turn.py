@@ -26,9 +26,7 @@ _END = object()
 def mcp_responder(inner: Responder, manager: McpManager) -> Responder:
     """``inner`` (an agent responder built over ``manager``'s tools) with MCP start and display."""
 
-    def lookup(name: str) -> tuple[str, str] | None:
-        tool = manager.tool(name)
-        return (tool.server, tool.info.name) if tool is not None else None
+    lookup = manager.lookup
 
     async def respond(request: Request) -> AsyncIterator[Response | object]:
         await manager.prepare()
