@@ -112,3 +112,11 @@ def test_env_bad_value_names_the_variable() -> None:
 
 def test_settings_defaults() -> None:
     assert Settings().max_iterations == 5
+
+
+def test_plural() -> None:
+    from forge_cli.wording import plural
+
+    assert [plural(n, "turn") for n in (0, 1, 2)] == ["0 turns", "1 turn", "2 turns"]
+    assert plural(1, "match", "matches") == "1 match"
+    assert plural(3, "match", "matches") == "3 matches"

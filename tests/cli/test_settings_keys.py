@@ -78,7 +78,7 @@ def test_config_set_engine_key_from_the_command_line(forge: Run, tmp_path: Path)
     assert proc.returncode == 0, proc.stderr
     assert "[profiles.default.engine]" in (tmp_path / "config.toml").read_text()
     shown = forge("config", "show")
-    assert "engine.searxng_url = 'http://127.0.0.1:8080'" in shown.stdout
+    assert 'engine.searxng_url = "http://127.0.0.1:8080"  # profile default' in shown.stdout
     bad = forge("config", "set", "engine.searxng_url", "localhost:8080")
     assert bad.returncode == 2
     assert "expected an http:// or https:// URL" in bad.stderr

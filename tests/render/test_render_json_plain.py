@@ -146,7 +146,7 @@ class _Tty(io.StringIO):
         (_Tty(), {}, {}, "rich"),
         (io.StringIO(), {}, {}, "plain"),
         (_Tty(), {"plain": True}, {}, "plain"),
-        (_Tty(), {}, {"NO_COLOR": "1"}, "plain"),
+        (_Tty(), {}, {"NO_COLOR": "1"}, "rich"),  # no colour, same layout (no-color.org)
         (_Tty(), {}, {"TERM": "dumb"}, "plain"),
         (_Tty(), {"json": True}, {"NO_COLOR": "1"}, "json"),
         (io.StringIO(), {"jsonl": True}, {}, "jsonl"),
@@ -176,3 +176,18 @@ def test_event_schema_checks_the_answer_payload() -> None:
     with pytest.raises(jsonschema.ValidationError):
         EVENT.validate({"type": "answer", "payload": {"schema": "forge.answer/v1"}})
     EVENT.validate({"type": "text.delta", "payload": {"index": 0, "delta": "x"}})
+
+
+def test_no_token_footer_when_the_server_counted_nothing() -> None:
+    from forge_cli.protocol.response import Response, Usage
+    from forge_cli.render.glyphs import UNICODE
+    from forge_cli.render.summary import footer_line
+
+    zero = Response(id="r", status="completed", output=[], usage=Usage())
+    assert footer_line(zero, 1.0, UNICODE) is None
+    counted = Response(
+        id="r", status="completed", output=[], usage=Usage(input_tokens=3, output_tokens=4)
+    )
+    line = footer_line(counted, 1.0, UNICODE)
+    assert line is not None
+    assert line.plain.startswith("↑ 3 ↓ 4 tokens")

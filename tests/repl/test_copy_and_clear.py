@@ -103,3 +103,18 @@ async def test_clear_keeps_the_transcript_and_saves_at_once(tmp_path: Path) -> N
     assert store.load(session.conversation.id).turns == []
     await session.handle_line("/clear")
     assert "Nothing to clear." in out.getvalue()
+
+
+async def test_export_keeps_an_existing_file_unless_forced(tmp_path: Path) -> None:
+    session, out, _ = _session(tmp_path)
+    await session.handle_line("question")
+    target = tmp_path / "chat.md"
+    target.write_text("precious notes\n")
+    await session.handle_line(f"/export md {target}")
+    assert target.read_text() == "precious notes\n"
+    assert f"error: {target} exists (hint: add --force to replace it)" in out.getvalue()
+    await session.handle_line(f"/export md {target} --force")
+    assert "Line two." in target.read_text()
+    fresh = tmp_path / "fresh.json"
+    await session.handle_line(f"/export json {fresh}")
+    assert fresh.stat().st_mode & 0o777 == 0o600

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 import click
@@ -29,15 +30,11 @@ if TYPE_CHECKING:
 __all__ = ["ask", "read_question"]
 
 
-def read_question(question: str | None, stdin: Any) -> str:
-    """The question: the argument, or stdin when the argument is ``-`` or absent and piped."""
-    if question == "-" or (question is None and not stdin.isatty()):
-        text = str(stdin.read()).strip()
-    else:
-        text = (question or "").strip()
-    if not text:
-        raise UsageError("no question given", hint='forge ask "QUESTION" or pipe it on stdin')
-    return text
+def read_question(question: str | None, stdin: Any, files: Sequence[str] = ()) -> str:
+    """The question with piped stdin and attached files (see :mod:`forge_cli.cli.question`)."""
+    from forge_cli.cli.question import compose_question
+
+    return compose_question(question, stdin, files)
 
 
 def _is_response(value: object) -> TypeGuard[Response]:
@@ -90,13 +87,39 @@ async def _answer(
 @click.command(epilog=EXIT_CODES_EPILOG)
 @shared_options
 @click.argument("question", required=False)
-@click.option("--json", "mode", flag_value="json", help="One JSON document at the end.")
-@click.option("--jsonl", "mode", flag_value="jsonl", help="One JSON line per event.")
-@click.option("--plain", "mode", flag_value="plain", help="Plain text, no styling.")
+@click.option(
+    "--file",
+    "-f",
+    "files",
+    multiple=True,
+    metavar="PATH",
+    help="Attach a file's text to the question (repeatable; text, Markdown, HTML, PDF, code).",
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON document at the end.")
+@click.option("--jsonl", "as_jsonl", is_flag=True, help="One JSON line per event.")
+@click.option("--plain", "as_plain", is_flag=True, help="Plain text, no styling.")
 @click.option("--no-stream", is_flag=True, help="Print the answer only when it is complete.")
-def ask(question: str | None, mode: str | None, no_stream: bool, **options: Any) -> None:
-    """Ask QUESTION (or read it from stdin with - or a pipe) and print the answer."""
+def ask(
+    question: str | None,
+    files: tuple[str, ...],
+    as_json: bool,
+    as_jsonl: bool,
+    as_plain: bool,
+    no_stream: bool,
+    **options: Any,
+) -> None:
+    """Ask QUESTION and print the answer.
+
+    Piped standard input is added to the question as a document (or is the question, with -
+    or no QUESTION); -f attaches files.
+    """
+    chosen = [
+        name for name, on in (("json", as_json), ("jsonl", as_jsonl), ("plain", as_plain)) if on
+    ]
+    if len(chosen) > 1:
+        raise UsageError(f"choose one output mode: --{' or --'.join(chosen)}")
+    mode = chosen[0] if chosen else None
     settings = settings_from_options(options)
-    text = read_question(question, sys.stdin)
+    text = read_question(question, sys.stdin, files)
     view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)()
     asyncio.run(_answer(settings, text, view, tuple(options.get("mcp") or ())))

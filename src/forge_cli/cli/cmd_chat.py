@@ -25,6 +25,7 @@ from forge_cli.cli.options import settings_from_options, shared_options
 from forge_cli.config import Settings, history_path
 from forge_cli.conversations import Conversation, ConversationStore
 from forge_cli.errors import UsageError
+from forge_cli.wording import plural
 
 __all__ = ["chat"]
 
@@ -85,7 +86,7 @@ async def _run(
             from forge_cli.repl.prompt import StreamReader
 
             reader = StreamReader(sys.stdin)
-        resumed = f", {len(conversation.turns)} turns" if conversation.turns else ""
+        resumed = f", {plural(len(conversation.turns), 'turn')}" if conversation.turns else ""
         session.say(f"forge chat · {conversation.id}{resumed} · /help for commands, Ctrl+D quits")
         await session.run(reader)
         if session.conversation.turns:

@@ -42,9 +42,28 @@ def show_cmd(profile: str | None, raw: bool) -> None:
         return
     settings = resolve_settings({}, env=os.environ, config=file, profile=profile)
     click.echo(f"# profile {settings.profile}  ({file.path})")
+    click.echo("# each value with where it comes from; flags given on a command line win over all")
+    from forge_cli.config import KEYS, env_layer
+    from forge_cli.config.toml_write import toml_value
+    from forge_cli.sanitize import sanitize_inline
+
+    in_profile = file.profile(settings.profile)
+    from_env = env_layer(os.environ)
     for key, value in settings.public_dict().items():
-        if key != "profile":
-            click.echo(f"{key} = {value!r}")
+        if key == "profile":
+            continue
+        spec = KEYS.get(key)
+        if key in from_env:
+            source = f"env {spec.env}" if spec is not None and spec.env else "env"
+        elif key in in_profile:
+            source = f"profile {settings.profile}"
+        else:
+            source = "default"
+        if value is None:
+            click.echo(f"# {key} is not set")
+            continue
+        shown = sanitize_inline(toml_value(value))
+        click.echo(f"{key} = {shown}  # {source}")
 
 
 def _profile(file: ConfigFile, profile: str | None) -> str:

@@ -10,6 +10,8 @@ import click
 
 from forge_cli.cli.build import build_store
 from forge_cli.conversations import to_json, to_markdown
+from forge_cli.errors import UsageError
+from forge_cli.wording import plural
 
 __all__ = ["conversations"]
 
@@ -34,7 +36,7 @@ def list_cmd(as_json: bool) -> None:
             continue
         stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(conv.updated_at))
         title = sanitize_inline(conv.title)
-        click.echo(f"{conv.id}  {stamp}  {len(conv.turns):>3} turns  {title}")
+        click.echo(f"{conv.id}  {stamp}  {plural(len(conv.turns), 'turn'):>9}  {title}")
     for problem in listing.problems:
         click.echo(f"forge: warning: {problem}", err=True)
 
@@ -63,7 +65,8 @@ def show_cmd(ref: str) -> None:
 @click.argument("ref")
 @click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="File.")
-def export_cmd(ref: str, fmt: str, output: Path | None) -> None:
+@click.option("--force", "-f", is_flag=True, help="Replace the output file if it exists.")
+def export_cmd(ref: str, fmt: str, output: Path | None, force: bool) -> None:
     """Export a conversation as Markdown (with sources) or JSON."""
     conv = build_store().load(ref)
     text = to_markdown(conv) if fmt == "md" else to_json(conv)
@@ -74,7 +77,14 @@ def export_cmd(ref: str, fmt: str, output: Path | None) -> None:
             text = sanitize(text)
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        from forge_cli.conversations.export import write_export
+
+        try:
+            write_export(output, text, overwrite=force)
+        except FileExistsError:
+            raise UsageError(f"{output} exists", hint="add --force to replace it") from None
+        except OSError as exc:
+            raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
         click.echo(f"Exported {conv.id} to {output}", err=True)
 
 

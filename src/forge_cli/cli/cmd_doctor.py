@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from forge_cli.cli.options import settings_from_options, shared_options
+from forge_cli.cli.options import backend_options, settings_from_options
 from forge_cli.config import Settings, config_path
 from forge_cli.errors import AuthError, ForgeError
 
@@ -113,7 +113,7 @@ async def _run_checks(settings: Settings, mcp: tuple[str, ...] = ()) -> list[Che
 
 
 @click.command()
-@shared_options
+@backend_options
 def doctor(**options: Any) -> None:
     """Check the configuration, the backend, authentication, the store and MCP servers."""
     checks: list[Check]

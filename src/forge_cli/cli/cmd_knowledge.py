@@ -33,6 +33,7 @@ from forge_cli.cli.knowledge import (
 from forge_cli.cli.options import settings_from_options
 from forge_cli.errors import NotFoundError
 from forge_cli.repl.knowledge import UploadResult, result_line
+from forge_cli.wording import plural
 
 __all__ = ["files", "vs"]
 
@@ -141,7 +142,9 @@ def vs_list(as_json: bool, **options: Any) -> None:
             _echo_json([_dump(s) for s in stores])
             return
         for store in stores:
-            click.echo(_clean(f"{store.id}  {store.name}  ({store.file_counts.total} files)"))
+            click.echo(
+                _clean(f"{store.id}  {store.name}  ({plural(store.file_counts.total, 'file')})")
+            )
         if not stores:
             click.echo("No vector stores.", err=True)
 

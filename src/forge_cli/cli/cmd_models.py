@@ -8,14 +8,14 @@ from typing import Any
 import click
 
 from forge_cli.cli.build import build_backend
-from forge_cli.cli.options import settings_from_options, shared_options
+from forge_cli.cli.options import backend_options, settings_from_options
 from forge_cli.errors import UsageError
 
 __all__ = ["models"]
 
 
 @click.command()
-@shared_options
+@backend_options
 def models(**options: Any) -> None:
     """List the models the backend offers."""
     settings = settings_from_options(options)

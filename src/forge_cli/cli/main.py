@@ -44,6 +44,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "List, show, export or delete saved conversations.",
     ),
     "config": ("forge_cli.cli.cmd_config:config", "Show or change the configuration."),
+    "templates": (
+        "forge_cli.cli.cmd_templates:templates",
+        "Saved instructions for --template NAME.",
+    ),
     "models": ("forge_cli.cli.cmd_models:models", "List the models the backend offers."),
     "doctor": ("forge_cli.cli.cmd_doctor:doctor", "Check config, backend, auth and store."),
     "serve": ("forge_cli.cli.cmd_serve:serve", "Run the local engine as an HTTP server."),

@@ -14,7 +14,7 @@ import click
 
 from forge_cli.config import API_KINDS, EFFORTS, TOOL_NAMES, ConfigFile, Settings, resolve_settings
 
-__all__ = ["SETTING_OPTIONS", "settings_from_options", "shared_options"]
+__all__ = ["SETTING_OPTIONS", "backend_options", "settings_from_options", "shared_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -56,6 +56,11 @@ def shared_options(func: F) -> F:
         ),
         click.option("--vs", "vector_stores", multiple=True, metavar="ID", help="Vector store."),
         click.option("--instructions", metavar="TEXT", help="System instructions."),
+        click.option(
+            "--template",
+            metavar="NAME",
+            help="Saved instructions (and settings) to use; see `forge templates`.",
+        ),
         click.option("--max-iterations", type=click.IntRange(min=1), help="Tool-loop limit."),
         click.option(
             "--functions",
@@ -86,13 +91,37 @@ def shared_options(func: F) -> F:
     return func
 
 
+def backend_options(func: F) -> F:
+    """The options that choose and reach a backend, for commands that only talk to it
+    (``forge models``, ``forge doctor``): no tools, stores, instructions or output flags."""
+    decorators = [
+        click.option("--profile", metavar="NAME", help="Config profile to use."),
+        click.option("--api", type=click.Choice(API_KINDS), help="Backend kind."),
+        click.option("--base-url", metavar="URL", help="Server URL (responses/chat)."),
+        click.option("--api-key-env", metavar="NAME", help="Env var that holds the API key."),
+        click.option("--debug", is_flag=True, default=None, help="Tracebacks and request logs."),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
 def settings_from_options(options: dict[str, Any]) -> Settings:
     """Resolve the run's settings from the given options, the environment and the config file."""
     from forge_cli.logs import configure_logging
 
     flags = {key: options.get(key) for key in SETTING_OPTIONS}
+    template = None
+    if options.get("template"):
+        from forge_cli.config.templates import load_template
+
+        template = load_template(options["template"]).layer()
     settings = resolve_settings(
-        flags, env=os.environ, config=ConfigFile.load(), profile=options.get("profile")
+        flags,
+        env=os.environ,
+        config=ConfigFile.load(),
+        profile=options.get("profile"),
+        template=template,
     )
     configure_logging(debug=settings.debug)
     return settings

@@ -1,4 +1,4 @@
-"""Resolve the settings of a run: flags > environment > profile > defaults.
+"""Resolve the settings of a run: flags > template > environment > profile > defaults.
 
 ``KNOWLEDGE_FORGE_URL`` (the older CLI's variable) is honoured in the environment layer: it implies
 ``api = "responses"`` with that server unless ``FORGE_API``/``FORGE_BASE_URL`` say otherwise. The
@@ -45,12 +45,17 @@ def resolve_settings(
     env: Mapping[str, str],
     config: ConfigFile,
     profile: str | None = None,
+    template: Mapping[str, Any] | None = None,
 ) -> Settings:
-    """Merge the layers; ``flags`` holds only options the user actually gave (no ``None``)."""
+    """Merge the layers; ``flags`` holds only options the user actually gave (no ``None``).
+
+    ``template`` is the checked settings layer of ``--template NAME`` (instructions included).
+    """
     name = selected_profile(profile, env, config)
     merged: dict[str, Any] = {}
     merged.update(config.profile(name))
     merged.update(env_layer(env))
+    merged.update(template or {})
     for key, raw in flags.items():
         if raw is None or (isinstance(raw, tuple | list) and not raw):
             continue

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["dumps"]
+__all__ = ["dumps", "toml_value"]
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -38,6 +38,11 @@ def _value(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_value(item) for item in value) + "]"
     raise TypeError(f"cannot write {type(value).__name__} to TOML")
+
+
+def toml_value(value: Any) -> str:
+    """One value as TOML (a string, boolean, number or list of them)."""
+    return _value(value)
 
 
 def _table_lines(prefix: str, table: Mapping[str, Any]) -> list[str]:

@@ -7,14 +7,16 @@ the numbers in an exported answer, in ``/sources`` and on screen are the same.
 from __future__ import annotations
 
 import json
+import os
 import time
+from pathlib import Path
 
 from forge_cli.conversations.model import Conversation, Turn
 from forge_cli.protocol.response import Response
 from forge_cli.render.citations import cited_text, collect_citations, source_label
 from forge_cli.sanitize import sanitize_inline
 
-__all__ = ["SourceEntry", "sources_of", "to_json", "to_markdown"]
+__all__ = ["SourceEntry", "sources_of", "to_json", "to_markdown", "write_export"]
 
 SourceEntry = tuple[int, str]
 
@@ -71,3 +73,12 @@ def to_markdown(conversation: Conversation) -> str:
 def to_json(conversation: Conversation) -> str:
     """The conversation as pretty JSON (the same shape as the saved file; it holds no secret)."""
     return json.dumps(conversation.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+
+
+def write_export(path: Path, text: str, *, overwrite: bool = False) -> None:
+    """Write an export to ``path`` (mode 0600: it holds the conversation); an existing file is
+    kept unless ``overwrite``. Raises ``FileExistsError`` / ``OSError``."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if overwrite else os.O_EXCL)
+    fd = os.open(path, flags, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)

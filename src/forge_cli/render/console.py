@@ -1,7 +1,8 @@
 """Choosing the output mode and building the rich Console.
 
-Plain text (no ANSI) when stdout is not a terminal, with ``--plain``, when ``NO_COLOR`` is set
-(to any non-empty value, per no-color.org) or when ``TERM=dumb``; rich otherwise. ``--json`` and
+Plain text (no ANSI) when stdout is not a terminal, with ``--plain`` or when ``TERM=dumb``; rich
+otherwise, without colour when ``NO_COLOR`` is set (to any non-empty value, per no-color.org:
+colour goes, Markdown layout stays). ``--json`` and
 ``--jsonl`` win over everything.
 """
 
@@ -31,12 +32,9 @@ def wants_plain(
 ) -> bool:
     """Whether output to ``stream`` must be plain text."""
     env = os.environ if env is None else env
-    return (
-        plain
-        or bool(env.get("NO_COLOR"))
-        or env.get("TERM", "").lower() == "dumb"
-        or not _isatty(stream)
-    )
+    # NO_COLOR asks for no colour, not for less formatting (no-color.org): it keeps the rich
+    # view, drawn without colour by make_console.
+    return plain or env.get("TERM", "").lower() == "dumb" or not _isatty(stream)
 
 
 def choose_mode(

@@ -1,6 +1,6 @@
 """Plain mode: answer text on stdout as it arrives, tool status on stderr, no ANSI codes.
 
-Used when stdout is not a terminal, with ``--plain``, ``NO_COLOR`` or ``TERM=dumb``. Only the new
+Used when stdout is not a terminal, with ``--plain`` or ``TERM=dumb``. Only the new
 suffix of the answer is written for each snapshot (citation markers normalised to ``[n]``; a
 marker still streaming in is held back until it is complete). Tool-call lines are the rich
 renderer's lines drawn by a colourless, non-terminal console, so they carry no escape codes.

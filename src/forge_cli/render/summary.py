@@ -108,10 +108,13 @@ def status_notes(
 
 
 def footer_line(response: Response | None, total: float, glyphs: Glyphs) -> Text | None:
-    """``↑ 120 ↓ 45 tokens · 3.2s`` when the server reported usage."""
-    if response is None or response.usage is None:
+    """``↑ 120 ↓ 45 tokens · 3.2s`` when the server reported usage (not when it reported none or
+    nothing but zeros: ``↑ 0 ↓ 0`` would claim a count nobody made)."""
+    if response is None:
         return None
     usage = response.usage
+    if usage is None or (usage.input_tokens == 0 and usage.output_tokens == 0):
+        return None
     if glyphs.ascii_only:
         counts = f"in {usage.input_tokens} / out {usage.output_tokens} tokens"
     else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cache
 
 from markdown_it import MarkdownIt
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markdown import Markdown
 from rich.text import Text
 
@@ -21,7 +21,11 @@ from forge_cli.render.context import RenderContext
 from forge_cli.render.items.common import safe
 from forge_cli.sanitize import sanitize
 
-__all__ = ["BlockMarkdown", "markdown_block", "refusal_line", "render_message"]
+__all__ = ["PROSE_WIDTH", "BlockMarkdown", "markdown_block", "refusal_line", "render_message"]
+
+PROSE_WIDTH = 100
+"""Answers wrap at this many columns at most: lines much longer are hard to read on a wide
+terminal (tool lines and tables of sources still use the full width)."""
 
 
 @cache
@@ -48,6 +52,11 @@ class BlockMarkdown(Markdown):
         self.hyperlinks = False
         self.inline_code_lexer = None
         self.inline_code_theme = "monokai"
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width > PROSE_WIDTH:
+            options = options.update(width=PROSE_WIDTH)
+        yield from super().__rich_console__(console, options)
 
 
 def markdown_block(text: str) -> Markdown:

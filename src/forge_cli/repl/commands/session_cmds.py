@@ -3,6 +3,8 @@ copy, retry, edit."""
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 from typing import TYPE_CHECKING
 
 from forge_cli.conversations.export import sources_of
@@ -24,13 +26,48 @@ def on_off(args: list[str], what: str) -> bool:
 
 @command("help", "Show the commands", aliases=("?",))
 async def help_cmd(session: ChatSession, args: list[str]) -> CommandResult:
-    width = max(len(cmd.usage) for cmd in REGISTRY)
-    lines = ["Commands (//text sends a message starting with /):"]
-    for cmd in REGISTRY:
-        alias = f"  (also {', '.join('/' + a for a in cmd.aliases)})" if cmd.aliases else ""
-        lines.append(f"  {cmd.usage.ljust(width)}  {cmd.summary}{alias}")
-    lines.append("Keys: Alt+Enter new line · Ctrl+C cancel answer · Ctrl+D quit")
+    columns = shutil.get_terminal_size((100, 24)).columns
+    header = "Commands (//text sends a message starting with /):"
+    lines = textwrap.wrap(header, width=max(20, columns - 1), subsequent_indent="  ")
+    lines += help_lines([(c.usage, _summary(c.summary, c.aliases)) for c in REGISTRY], columns)
+    lines += textwrap.wrap(
+        "Keys: Alt+Enter new line · Ctrl+C cancel answer · Ctrl+D quit",
+        width=max(20, columns - 1),
+        subsequent_indent="  ",
+    )
     return CommandResult(message="\n".join(lines))
+
+
+def _summary(summary: str, aliases: tuple[str, ...]) -> str:
+    return summary + (f" (also {', '.join('/' + a for a in aliases)})" if aliases else "")
+
+
+def help_lines(rows: list[tuple[str, str]], columns: int) -> list[str]:
+    """Two columns that fit ``columns``: descriptions wrap at word boundaries under their own
+    column; on a narrow terminal each description goes under its command, indented."""
+    usage_width = min(max(len(usage) for usage, _ in rows), 26)
+    text_width = columns - 1 - (2 + usage_width + 2)
+    lines: list[str] = []
+    if text_width < 24:  # narrow: the command on its own line, the text below it
+        for usage, text in rows:
+            lines.append(f"  {usage}")
+            lines += textwrap.wrap(
+                text,
+                width=max(16, columns - 7),
+                initial_indent="      ",
+                subsequent_indent="      ",
+            )
+        return lines
+    indent = " " * (2 + usage_width + 2)
+    for usage, text in rows:
+        wrapped = textwrap.wrap(text, width=text_width) or [""]
+        if len(usage) > usage_width:
+            lines.append(f"  {usage}")
+            lines += [indent + part for part in wrapped]
+            continue
+        lines.append(f"  {usage.ljust(usage_width)}  {wrapped[0]}")
+        lines += [indent + part for part in wrapped[1:]]
+    return lines
 
 
 @command("exit", "Leave the chat (it is saved)", aliases=("quit", "q"))

@@ -8,6 +8,7 @@ from forge_cli.config.settings import EFFORTS, TOOL_NAMES
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
 from forge_cli.repl.commands.session_cmds import ON_OFF, on_off
+from forge_cli.wording import plural
 
 if TYPE_CHECKING:
     from forge_cli.repl.session import ChatSession
@@ -46,7 +47,7 @@ async def _vs_list(session: ChatSession) -> str:
         session.vector_store_cache = [store.id for store in stores]
         for store in stores:
             mark = "*" if store.id in active else " "
-            count = f" ({store.file_count} files)" if store.file_count is not None else ""
+            count = f" ({plural(store.file_count, 'file')})" if store.file_count is not None else ""
             lines.append(f" {mark} {store.id}  {store.name}{count}")
     return "\n".join(lines)
 

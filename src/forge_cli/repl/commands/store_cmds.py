@@ -6,10 +6,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from forge_cli.conversations.export import to_json, to_markdown
+from forge_cli.conversations.export import to_json, to_markdown, write_export
 from forge_cli.conversations.store import ConversationStore
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
+from forge_cli.wording import plural
 
 if TYPE_CHECKING:
     from forge_cli.repl.session import ChatSession
@@ -38,7 +39,9 @@ async def load_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     loaded = store.load(args[0])
     session.save()
     session.replace_conversation(loaded)
-    return CommandResult(message=f"Loaded {loaded.id}: {loaded.title} ({len(loaded.turns)} turns)")
+    return CommandResult(
+        message=f"Loaded {loaded.id}: {loaded.title} ({plural(len(loaded.turns), 'turn')})"
+    )
 
 
 @command("conversations", "List saved conversations")
@@ -46,7 +49,7 @@ async def conversations_cmd(session: ChatSession, args: list[str]) -> CommandRes
     listing = _store(session).list()
     lines = [
         f"  {conv.id}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(conv.updated_at))}  "
-        f"{len(conv.turns):>3} turns  {conv.title}"
+        f"{plural(len(conv.turns), 'turn'):>9}  {conv.title}"
         for conv in listing.conversations
     ]
     lines.extend(f"  ! {problem}" for problem in listing.problems)
@@ -56,16 +59,20 @@ async def conversations_cmd(session: ChatSession, args: list[str]) -> CommandRes
 @command(
     "export",
     "Export the conversation as Markdown or JSON",
-    usage="/export md|json PATH",
+    usage="/export md|json PATH [--force]",
     arguments=("md", "json"),
 )
 async def export_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    force = "--force" in args
+    args = [arg for arg in args if arg != "--force"]
     if len(args) != 2 or args[0] not in ("md", "json"):
-        raise UsageError("usage: /export md|json PATH")
+        raise UsageError("usage: /export md|json PATH [--force]")
     text = to_markdown(session.conversation) if args[0] == "md" else to_json(session.conversation)
     path = Path(args[1]).expanduser()
     try:
-        path.write_text(text, encoding="utf-8")
+        write_export(path, text, overwrite=force)
+    except FileExistsError:
+        raise UsageError(f"{path} exists", hint="add --force to replace it") from None
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     return CommandResult(message=f"Exported to {path}")
