@@ -114,6 +114,13 @@ async def _run_checks(settings: Settings, mcp: tuple[str, ...] = ()) -> list[Che
 
 @click.command()
 @backend_options
+@click.option(
+    "--mcp",
+    "mcp",
+    multiple=True,
+    metavar="CMD|URL|NAME",
+    help="Also check this MCP server (configured [mcp.servers] are always checked).",
+)
 def doctor(**options: Any) -> None:
     """Check the configuration, the backend, authentication, the store and MCP servers."""
     checks: list[Check]
