@@ -262,3 +262,21 @@ def test_a_server_dying_mid_chat_is_one_line_and_the_chat_goes_on(tmp_path: Path
     assert "Traceback" not in proc.stderr
     log = tmp_path / "data" / "logs" / "mcp-calc.log"
     assert "crashing on purpose" in log.read_text()
+
+
+def test_eval_scores_mcp_tool_use_by_server_tool_name(tmp_path: Path) -> None:
+    dataset = tmp_path / "cases.jsonl"
+    case = {
+        "id": "q1",
+        "question": "2+3?",
+        "expected_tools": [{"name": "calc__add", "arguments": {"a": 2}}],
+    }
+    dataset.write_text(json.dumps(case) + "\n")
+    with FakeChatServer() as server:
+        server.add(tool_call_chunks([("calc__add", {"a": 2, "b": 3})]))
+        server.add(text_chunks("5"))
+        args = [*_chat_args(server), "--mcp", CALC, "--yes", "--json", str(dataset)]
+        proc = _forge(tmp_path, "eval", *args)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)["summary"]
+    assert summary["expected_tools_called"] == 1

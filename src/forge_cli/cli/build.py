@@ -180,11 +180,17 @@ def build_mcp(values: tuple[str, ...] | list[str] | None) -> McpManager | None:
 
 
 def build_responder(
-    settings: Settings, backend: Backend, *, interactive: bool, mcp: McpManager | None = None
+    settings: Settings,
+    backend: Backend,
+    *,
+    interactive: bool,
+    mcp: McpManager | None = None,
+    present_mcp: bool = True,
 ) -> Responder:
     """What answers a request: the plain backend, or the agent loop for client-side tools.
 
-    With MCP servers (``mcp``), their tools join the loop and their calls are shown as MCP calls.
+    With MCP servers (``mcp``), their tools join the loop and their calls are shown as MCP calls
+    (``present_mcp=False``: left as ``SERVER__TOOL`` function calls, for scoring).
     """
     if not _needs_agent(settings) and mcp is None:
         return backend_responder(backend)
@@ -215,7 +221,7 @@ def build_responder(
         return responder
     from forge_cli.repl.mcp_turn import mcp_responder
 
-    return mcp_responder(responder, mcp)
+    return mcp_responder(responder, mcp, present_calls=present_mcp)
 
 
 def build_view_factory(

@@ -23,8 +23,14 @@ __all__ = ["mcp_responder"]
 _END = object()
 
 
-def mcp_responder(inner: Responder, manager: McpManager) -> Responder:
-    """``inner`` (an agent responder built over ``manager``'s tools) with MCP start and display."""
+def mcp_responder(
+    inner: Responder, manager: McpManager, *, present_calls: bool = True
+) -> Responder:
+    """``inner`` (an agent responder built over ``manager``'s tools) with MCP start and display.
+
+    ``present_calls=False`` leaves MCP calls as the loop's function calls (``SERVER__TOOL``),
+    which is what ``forge eval`` scores tool use on.
+    """
 
     lookup = manager.lookup
 
@@ -32,6 +38,10 @@ def mcp_responder(inner: Responder, manager: McpManager) -> Responder:
         await manager.prepare()
         for message in manager.drain_notices():
             yield Notice(message)
+        if not present_calls:
+            async for update in inner(request):
+                yield update
+            return
         async for update in _with_progress(inner(request), manager, lookup):
             yield update
 
