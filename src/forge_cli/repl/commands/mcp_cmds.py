@@ -12,7 +12,8 @@ if TYPE_CHECKING:
     from forge_cli.mcp.manager import McpManager
     from forge_cli.repl.session import ChatSession
 
-USAGE = "/mcp [list | on NAME | off NAME]   (NAME: a server, or a tool as server__tool)"
+USAGE = "/mcp [list | on NAME | off NAME]"
+_NAMES = "NAME is a server, or one tool as server__tool"
 
 
 def _manager(session: ChatSession) -> McpManager:
@@ -55,7 +56,7 @@ def _toggle(manager: McpManager, name: str, on: bool) -> str:
     raise UsageError(f"no MCP server or tool named {name!r}", hint="/mcp lists them")
 
 
-@command("mcp", "List MCP servers and tools; turn them on or off", usage=USAGE,
+@command("mcp", "MCP servers and their tools: list; turn a server or a tool on or off", usage=USAGE,
          arguments=("list", "on", "off"))  # fmt: skip
 async def mcp_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     manager = _manager(session)
@@ -69,4 +70,4 @@ async def mcp_cmd(session: ChatSession, args: list[str]) -> CommandResult:
         if args[0] == "on":
             await manager.prepare()
         return CommandResult(message=message)
-    raise UsageError(f"usage: {USAGE}")
+    raise UsageError(f"usage: {USAGE} ({_NAMES})")
