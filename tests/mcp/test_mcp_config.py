@@ -25,6 +25,8 @@ def test_cli_values_become_stdio_or_http_servers() -> None:
     spec = parse_cli_spec("https://user:secret@mcp.example.org:8443/mcp")
     assert (spec.transport, spec.name) == ("http", "mcp")
     assert "secret" not in spec.describe()
+    assert parse_cli_spec("http://127.0.0.1:8000/mcp").name == "mcp_8000"
+    assert parse_cli_spec("http://localhost/mcp").name == "mcp"
     spec = parse_cli_spec("docs=uvx mcp-docs --root '/a b'")
     assert (spec.name, spec.args) == ("docs", ("mcp-docs", "--root", "/a b"))
     with pytest.raises(UsageError):

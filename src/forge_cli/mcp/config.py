@@ -105,7 +105,11 @@ def expand_secrets(value: str, *, where: str) -> str:
 def _default_name(spec_text: str, url: bool) -> str:
     if url:
         parts = urlsplit(spec_text)
-        base = (parts.hostname or "mcp").split(".")[0]
+        host = parts.hostname or ""
+        if host == "localhost" or host.replace(".", "").isdigit() or ":" in host:
+            base = f"mcp_{parts.port}" if parts.port else "mcp"  # an address names nothing
+        else:
+            base = host.split(".")[0] or "mcp"
     else:
         words = shlex.split(spec_text)
         # `python server.py`, `npx -y @scope/server-files`, `uvx mcp-server-git`: the last word

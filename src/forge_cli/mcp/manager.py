@@ -59,8 +59,10 @@ class McpManager:
                 self._reported.add(name)
                 verb = "could not start" if conn.state == "failed" else "stopped"
                 where = f" (log: {conn.log_path})" if conn.log_path else ""
+                url = f" at {conn.spec.describe()}" if conn.spec.url else ""
                 self._notices.append(
-                    f"MCP server {name!r} {verb}: {conn.error}{where}; going on without its tools"
+                    f"MCP server {name!r}{url} {verb}: {conn.error}{where}; "
+                    "going on without its tools"
                 )
             if conn.state != "ready":
                 continue
