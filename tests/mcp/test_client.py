@@ -99,17 +99,18 @@ async def test_a_crashing_server_gives_an_error_result_and_one_notice(
     assert manager.drain_notices() == []  # reported once
 
 
-async def test_a_hanging_call_times_out_and_the_server_stays_usable() -> None:
-    mgr = McpManager([_stdio(timeout=1.0)])
-    try:
-        await mgr.prepare()
-        status, output = await _run(mgr, "tools__hang", "{}")
-        assert status == "failed"
-        assert "timed out" in output
-        status, output = await _run(mgr, "tools__echo", '{"text": "still here"}')
-        assert (status, output) == ("completed", "echo: still here")
-    finally:
-        await mgr.aclose()
+async def test_a_hanging_call_times_out_and_the_server_stays_usable(manager: McpManager) -> None:
+    await manager.prepare()
+    tools = manager.current_tools()
+    for item in tools:
+        if item.name == "tools__hang":
+            item.timeout = 1.0  # this call only; the server's other calls keep theirs
+    report = await ToolExecutor(tools).execute([ToolCall("call_1", "tools__hang", "{}")])
+    (result,) = report.results
+    assert result.status == "failed"
+    assert "timed out" in result.output
+    status, output = await _run(manager, "tools__echo", '{"text": "still here"}')
+    assert (status, output) == ("completed", "echo: still here")
 
 
 async def test_cancelling_a_call_cancels_it_and_keeps_the_server(manager: McpManager) -> None:
