@@ -1,10 +1,12 @@
-"""Suite-wide fixtures: a network guard (loopback only), an isolated HOME, the anyio backend."""
+"""Suite-wide fixtures: a network guard (loopback only), an isolated HOME, the test backend hook,
+the anyio backend."""
 
 from __future__ import annotations
 
 import ipaddress
 import os
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +62,17 @@ def _isolated_home(
         if name.startswith(("FORGE_", "OPENAI_")) or name == "KNOWLEDGE_FORGE_URL":
             monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def _test_backend_hook() -> Iterator[None]:
+    """In-process CLI runs answer from ``$FORGE_TEST_BACKEND`` when a test sets it."""
+    from forge_cli.cli.build import set_backend_override
+    from helpers.testhook import install
+
+    install()
+    yield
+    set_backend_override(None)
 
 
 @pytest.fixture

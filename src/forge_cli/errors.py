@@ -22,10 +22,16 @@ The CLI catches :class:`ForgeError`, prints one line and exits with :attr:`Forge
     ├── ToolIterationLimitError        exit 3  (the agent loop reached its iteration limit)
     └── Interrupted                    exit 130 (the user pressed Ctrl+C)
 
+Each class has a stable machine-readable :attr:`ForgeError.error_code` (``usage_error``,
+``timeout``, ``server_error``, ``tool_iteration_limit`` ...): ``--json``/``--jsonl`` write it as
+``error.code`` (docs/json-output.md lists them), so scripts can branch on it.
+
 This module imports nothing of ours so every layer may import it.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -60,6 +66,8 @@ EXIT_INTERRUPTED = 130
 class ForgeError(Exception):
     """Root of every error Forge reports to the user."""
 
+    error_code: ClassVar[str] = "runtime_error"
+
     exit_code: int = EXIT_RUNTIME
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
@@ -78,27 +86,39 @@ class ForgeError(Exception):
 class UsageError(ForgeError):
     """The user asked for something invalid: a flag, an argument, a file."""
 
+    error_code: ClassVar[str] = "usage_error"
+
     exit_code = EXIT_USAGE
 
 
 class ConfigError(UsageError):
     """The configuration file or a setting is invalid."""
 
+    error_code: ClassVar[str] = "config_error"
+
 
 class BackendError(ForgeError):
     """Talking to a backend failed."""
+
+    error_code: ClassVar[str] = "backend_error"
 
 
 class BackendConnectionError(BackendError):
     """The connection could not be made or was lost."""
 
+    error_code: ClassVar[str] = "connection_error"
+
 
 class BackendTimeoutError(BackendConnectionError):
     """A connect or idle-read timeout fired."""
 
+    error_code: ClassVar[str] = "timeout"
+
 
 class BackendHTTPError(BackendError):
     """The server answered with a non-success HTTP status."""
+
+    error_code: ClassVar[str] = "http_error"
 
     def __init__(
         self,
@@ -116,6 +136,8 @@ class BackendHTTPError(BackendError):
 class AuthError(BackendHTTPError):
     """The server refused our credentials (or we had none)."""
 
+    error_code: ClassVar[str] = "auth_error"
+
     def __init__(
         self,
         message: str,
@@ -132,9 +154,13 @@ class AuthError(BackendHTTPError):
 class ProtocolError(BackendError):
     """The backend sent something we cannot understand, or the stream ended early."""
 
+    error_code: ClassVar[str] = "protocol_error"
+
 
 class StreamError(ProtocolError):
     """The server reported an error inside the stream (``error`` or ``response.failed``)."""
+
+    error_code: ClassVar[str] = "server_error"
 
     def __init__(self, message: str, *, code: str | None = None) -> None:
         super().__init__(message)
@@ -144,22 +170,32 @@ class StreamError(ProtocolError):
 class KnowledgeError(ForgeError):
     """The local knowledge store could not do what was asked."""
 
+    error_code: ClassVar[str] = "knowledge_error"
+
 
 class NotFoundError(KnowledgeError):
     """An unknown file, vector store or response id."""
+
+    error_code: ClassVar[str] = "not_found"
 
 
 class ToolError(ForgeError):
     """A tool is defined wrongly (raised once, naming every problem)."""
 
+    error_code: ClassVar[str] = "tool_error"
+
 
 class ToolIterationLimitError(ForgeError):
     """The agent loop stopped at its iteration limit."""
+
+    error_code: ClassVar[str] = "tool_iteration_limit"
 
     exit_code = EXIT_ITERATION_LIMIT
 
 
 class Interrupted(ForgeError):
     """The user interrupted the run."""
+
+    error_code: ClassVar[str] = "interrupted"
 
     exit_code = EXIT_INTERRUPTED

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from forge_cli.agent import AgentLoop, LoopFinished, LoopUpdate, Notice, RunResult, build_agent
+from forge_cli.agent import (
+    AgentConfig,
+    AgentLoop,
+    LoopFinished,
+    LoopUpdate,
+    Notice,
+    RunResult,
+    build_agent,
+)
 from forge_cli.backends.chat_completions import ChatCompletionsBackend
 from forge_cli.knowledge import KnowledgeStore
 from forge_cli.protocol import (
@@ -45,9 +53,8 @@ async def test_user_function_with_yes_runs(
 ) -> None:
     server.add(tool_call_chunks([("add", {"a": 2, "b": "3"})]))
     server.add(text_chunks("5"))
-    agent = build_agent(
-        backend, Request(model="m", input="2+3?"), functions=[functions_file], assume_yes=True
-    )
+    config = AgentConfig(functions=[functions_file], assume_yes=True)
+    agent = build_agent(backend, Request(model="m", input="2+3?"), config)
     _, result = await _drain(agent.run())
     outputs = [i for i in result.response.output if isinstance(i, FunctionCallOutput)]
     assert outputs[0].output_text == "5"
@@ -59,7 +66,8 @@ async def test_user_function_without_yes_is_denied_non_interactively(
 ) -> None:
     server.add(tool_call_chunks([("add", {"a": 2, "b": 3})]))
     server.add(text_chunks("I was not allowed."))
-    agent = build_agent(backend, Request(model="m", input="2+3?"), functions=[functions_file])
+    config = AgentConfig(functions=[functions_file])
+    agent = build_agent(backend, Request(model="m", input="2+3?"), config)
     updates, _ = await _drain(agent.run())
     [blocked] = [u for u in updates if isinstance(u, ToolCallBlocked)]
     assert blocked.by == "approval"
@@ -86,7 +94,7 @@ async def test_hosted_file_search_becomes_a_client_tool_with_citations(
         input="Why do bees dance?",
         tools=[FileSearchTool(vector_store_ids=[vs.id]), WebSearchTool()],
     )
-    agent = build_agent(backend, request, knowledge_store=store)
+    agent = build_agent(backend, request, AgentConfig(knowledge_store=store))
     updates, result = await _drain(agent.run())
     store.close()
 
@@ -125,3 +133,22 @@ async def test_scripted_driver_and_stop_on_block() -> None:
     statuses = [i.status for i in result.response.output if i.type == "function_call"]
     assert statuses == ["incomplete", "incomplete"]
     assert json.loads(result.response.model_dump_json())["status"] == "incomplete"
+
+
+def test_hosted_tools_stay_hosted_when_the_backend_runs_them(tmp_path: Path) -> None:
+    store = KnowledgeStore(tmp_path / "kb.sqlite")
+    request = Request(
+        model="m", input="?", tools=[FileSearchTool(vector_store_ids=["vs_1"]), WebSearchTool()]
+    )
+    backend = ScriptedBackend([])
+    assert backend.runs_hosted_tools
+    kept = build_agent(backend, request, AgentConfig(knowledge_store=store))
+    assert kept.request.tools == request.tools
+    assert not kept.notices
+    forced = build_agent(
+        backend, request, AgentConfig(knowledge_store=store, client_side_hosted_tools=True)
+    )
+    store.close()
+    assert [t.type for t in forced.request.tools] == []
+    assert forced.notices == ["the web_search tool is not available with this backend; left out"]
+    assert [t.name for t in forced.loop.executor.definitions()[0]] == ["file_search"]

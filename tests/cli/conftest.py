@@ -16,7 +16,9 @@ _TESTS_DIR = str(Path(__file__).resolve().parents[1])
 if _TESTS_DIR not in sys.path:
     sys.path.insert(0, _TESTS_DIR)
 
-FORGE = [sys.executable, "-m", "forge_cli.cli"]
+from helpers.testhook import FORGE_COMMAND  # type: ignore[import-not-found]  # noqa: E402
+
+FORGE = FORGE_COMMAND
 
 ANSWER_SCRIPT: list[dict[str, Any]] = [
     {"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}},

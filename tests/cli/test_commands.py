@@ -15,6 +15,7 @@ import pytest
 
 from cli.conftest import ANSWER_SCRIPT, partial_then_hang  # type: ignore[import-not-found]
 from helpers.loopback import LoopbackServer, Reply  # type: ignore[import-not-found]
+from helpers.testhook import FORGE_COMMAND  # type: ignore[import-not-found]
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -42,7 +43,7 @@ def test_help_imports_nothing_heavy() -> None:
     code = (
         "import sys\nfrom forge_cli.cli.main import run\nrun(['--help'])\n"
         "heavy = ['rich', 'openai', 'httpx2', 'prompt_toolkit', 'pydantic',\n"
-        "         'forge_cli.backends.local']\n"
+        "         'forge_cli.engine.local']\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -252,7 +253,7 @@ def test_ctrl_c_during_ask_keeps_the_partial_answer_and_exits_130(
         "NO_COLOR": "1",
     }
     child = pexpect.spawn(
-        sys.executable, ["-m", "forge_cli.cli", "ask", "question"], env=env, encoding="utf-8",
+        FORGE_COMMAND[0], [*FORGE_COMMAND[1:], "ask", "question"], env=env, encoding="utf-8",
         timeout=30, dimensions=(30, 100),
     )  # fmt: skip
     try:
@@ -299,3 +300,34 @@ def test_a_failure_the_server_reports_is_one_error_line(
     assert _one_error_line(proc) == "forge: error: the vector store is unavailable"
     if mode == "--json":
         assert json.loads(proc.stdout)["error"]["message"] == "the vector store is unavailable"
+
+
+def test_the_installed_forge_ignores_the_test_backend_variable(
+    tmp_path: Path, script_file: Callable[..., Path]
+) -> None:
+    """Only the test launcher installs the scripted backend; `forge` itself asks the server."""
+    env = {
+        **os.environ,
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+        "FORGE_API": "responses",
+        "FORGE_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1",
+        "FORGE_TEST_BACKEND": str(script_file(ANSWER_SCRIPT)),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "forge_cli.cli", "ask", "how?"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "pip install forge" not in proc.stdout
+    assert "127.0.0.1" in proc.stderr
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +17,7 @@ import pyte
 import pytest
 
 from cli.conftest import ANSWER_SCRIPT  # type: ignore[import-not-found]
+from helpers.testhook import FORGE_COMMAND  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.pty
 
@@ -41,7 +41,7 @@ class Terminal:
         self.screen = AnsweringScreen(COLS, ROWS)
         self.stream = pyte.ByteStream(self.screen)
         self.child = pexpect.spawn(
-            sys.executable, ["-m", "forge_cli.cli", *args], env=env, dimensions=(ROWS, COLS)
+            FORGE_COMMAND[0], [*FORGE_COMMAND[1:], *args], env=env, dimensions=(ROWS, COLS)
         )
         self.screen.child = self.child
         self.transcript = ""

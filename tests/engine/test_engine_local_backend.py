@@ -10,9 +10,9 @@ import pytest
 from engine_helpers import file_search_request
 
 from forge_cli.backends.base import Backend
-from forge_cli.backends.local import LocalBackend
 from forge_cli.backends.responses_http import ResponsesBackend
 from forge_cli.engine import AnswerContext, Engine, EngineConfig, RetrievalAnswerer
+from forge_cli.engine.local import LocalBackend
 from forge_cli.engine.server import BackgroundServer
 from forge_cli.protocol import Response, StreamEvent
 from forge_cli.stream import SnapshotBuilder

@@ -159,7 +159,7 @@ async def test_stored_responses_and_previous_response_id(engine: Engine, corpus)
 
 async def test_fresh_home_answers_about_web_search_from_forge_docs(tmp_path, monkeypatch) -> None:
     """What `forge ask "How do I enable web search?"` needs on a fresh machine, no network."""
-    from forge_cli.backends.local import LocalBackend
+    from forge_cli.engine.local import LocalBackend
 
     monkeypatch.setenv("FORGE_DATA_DIR", str(tmp_path / "data"))
     backend = LocalBackend()

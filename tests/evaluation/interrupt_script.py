@@ -27,6 +27,7 @@ class InterruptingBackend:
     """Answers twice, then sends SIGINT to its own process and waits to be cancelled."""
 
     name = "interrupting"
+    runs_hosted_tools = True
 
     def __init__(self) -> None:
         self.calls = 0

@@ -1,7 +1,7 @@
 """``forge eval`` end to end in-process: exit codes, bad lines, --json, --output, Ctrl+C.
 
 The command is registered into the CLI's lazy command table for the test (the CLI owns that
-table); the backend is the CLI's own test hook (``FORGE_TEST_BACKEND``) or a stub.
+table); the backend is the test suite's hook (``FORGE_TEST_BACKEND``) or a stub.
 """
 
 from __future__ import annotations

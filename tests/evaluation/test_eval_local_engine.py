@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from forge_cli.backends.local import LocalBackend
+from forge_cli.engine.local import LocalBackend
 from forge_cli.evaluation import Evaluator, load_dataset
 from forge_cli.repl.turn import backend_responder
 

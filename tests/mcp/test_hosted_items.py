@@ -7,11 +7,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from forge_cli.protocol import McpApprovalRequest, McpCall, McpListTools, parse_item
 from forge_cli.protocol.guards import is_mcp_item
+from helpers.testhook import FORGE_COMMAND  # type: ignore[import-not-found]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "streams" / "R06_openai_mcp_call.sse"
 
@@ -27,7 +27,7 @@ def _ask(tmp_path: Path, *mode: str) -> subprocess.CompletedProcess[str]:
         "FORGE_CONFIG": str(tmp_path / "none.toml"),
     }
     return subprocess.run(
-        [sys.executable, "-m", "forge_cli.cli", "ask", *mode, "what is pydantic-ai?"],
+        [*FORGE_COMMAND, "ask", *mode, "what is pydantic-ai?"],
         capture_output=True,
         text=True,
         env=env,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import typing
 from typing import Any
 
@@ -22,6 +23,7 @@ from forge_cli.protocol import (
     parse_tool,
 )
 from forge_cli.protocol.guards import ANNOTATION_GUARDS, ITEM_GUARDS, TOOL_GUARDS
+from forge_cli.protocol.traceable import append_trace, trace_line, unit_progress
 
 
 def _members(union: Any) -> list[type[BaseModel]]:
@@ -96,13 +98,16 @@ def test_request_passes_unknown_fields_through_and_omits_none() -> None:
 
 
 def test_traceable_tool_call() -> None:
-    call = FileReaderCall(progress=150)  # a percentage some servers send
-    assert call.progress == 1.0
-    call.set_progress(-1)
-    assert call.progress == 0.0
-    call.append_trace("opened", "load")
-    call.append_trace("page 1 of 3")
+    assert FileReaderCall(progress=150).progress == 1.0  # over 100: clamped
+    assert FileReaderCall(progress=40).progress == 0.4  # a percentage some servers send
+    assert FileReaderCall(progress=-1).progress == 0.0
+    assert unit_progress(0.25) == 0.25
+    noon = time.mktime((2026, 1, 2, 12, 0, 5, 0, 0, -1))
+    first = trace_line("opened", "load", now=noon)
+    assert first == "[12:00:05] [load] opened"
+    assert trace_line("page 1 of 3", now=noon) == "[12:00:05] page 1 of 3"
+    trace = append_trace(append_trace(None, first), trace_line("page 1 of 3", now=noon))
+    call = FileReaderCall(execution_trace=trace + "\n  \n")
     lines = call.trace_lines()
-    assert len(lines) == 2
-    assert lines[0].endswith("[load] opened")
+    assert lines == [first, "[12:00:05] page 1 of 3"]
     assert call.trace_lines(last=1) == lines[1:]

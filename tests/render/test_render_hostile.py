@@ -7,7 +7,11 @@ import json
 import re
 
 import pytest
-from tests_render_helpers import FakeClock, Screen  # type: ignore[import-not-found]
+from tests_render_helpers import (  # type: ignore[import-not-found]
+    FakeClock,
+    Screen,
+    real_loop_events,
+)
 
 from forge_cli.protocol import (
     FileCitation,
@@ -106,7 +110,8 @@ def test_rich_output_is_clean(payload: str, terminal: bool) -> None:
     )
     response = _hostile_response(payload)
     renderer.on_snapshot(response)
-    renderer.on_event({"type": "tool.blocked", "name": payload, "message": payload})
+    for event in real_loop_events(payload):
+        renderer.on_event(event)
     renderer.finish(response, error=payload)
     out = screen.file.getvalue()
     _assert_clean(out, terminal=terminal)
@@ -121,7 +126,8 @@ def test_plain_output_is_clean(payload: str) -> None:
     renderer = make_renderer("plain", stdout=out, stderr=err, clock=FakeClock())
     response = _hostile_response(payload)
     renderer.on_snapshot(response)
-    renderer.on_event({"type": "tool.blocked", "name": payload, "message": payload})
+    for event in real_loop_events(payload):
+        renderer.on_event(event)
     renderer.finish(response, error=payload)
     _assert_clean(out.getvalue())
     _assert_clean(err.getvalue())
@@ -143,6 +149,23 @@ def test_json_round_trips_the_original(payload: str, mode: str) -> None:
     assert payload in doc["text"]
     names = [c["filename"] for c in doc["citations"] if c["filename"]]
     assert payload in names
+
+
+@pytest.mark.parametrize("payload", HOSTILE, ids=range(len(HOSTILE)))
+def test_jsonl_loop_events_are_escaped_and_keep_the_original(payload: str) -> None:
+    """The real loop's events carry model and tool text (a block reason, a tool error, the
+    arguments): `agent.<type>` lines escape it and decode back to the original."""
+    out = io.StringIO()
+    renderer = make_renderer("jsonl", stdout=out, stderr=io.StringIO(), clock=FakeClock())
+    for event in real_loop_events(payload):
+        renderer.on_event(event)
+    raw = out.getvalue()
+    _assert_clean(raw.replace("\n", ""))
+    lines = [json.loads(line) for line in raw.splitlines()]
+    blocked = next(line["payload"] for line in lines if line["type"] == "agent.tool_call.blocked")
+    assert blocked["reason"] == f"deleting files is not allowed{payload}"
+    failed = next(line["payload"] for line in lines if line["type"] == "agent.tool_call.failed")
+    assert payload in failed["error"]
 
 
 def test_sanitize_shows_escapes_visibly() -> None:

@@ -22,7 +22,7 @@ from forge_cli.protocol import (
     WebSearchSource,
 )
 from forge_cli.protocol.guards import ITEM_GUARDS
-from forge_cli.render.items import ITEM_RENDERERS
+from forge_cli.render.items import ITEM_RENDERERS, RegistryEntry
 from forge_cli.render.items.generic import render_unknown
 from forge_cli.render.rich_renderer import RichRenderer
 
@@ -138,9 +138,13 @@ def test_unknown_item_generic_line() -> None:
 
 def test_every_item_kind_has_a_registry_entry() -> None:
     for kind, guard in ITEM_GUARDS.items():
-        entries = [e for e in ITEM_RENDERERS._entries if e.guard is guard]
+        entries = [
+            e for e in ITEM_RENDERERS._entries if isinstance(e, RegistryEntry) and e.guard is guard
+        ]
         assert entries, f"no renderer registered for {kind}"
-    assert ITEM_RENDERERS.lookup(object()).render is render_unknown
+    fallback = ITEM_RENDERERS.lookup(object())
+    assert isinstance(fallback, RegistryEntry)
+    assert fallback.renderer is render_unknown
 
 
 def test_elapsed_time_is_shown_per_tool_call() -> None:

@@ -13,6 +13,7 @@ from referencing import Registry, Resource
 from tests_render_helpers import (  # type: ignore[import-not-found]
     FakeClock,
     fixture_id,
+    real_loop_events,
     snapshots,
     stream_fixtures,
 )
@@ -34,7 +35,8 @@ def _run(mode: str, path: Path) -> tuple[str, str]:
     seen, final = snapshots(path)
     for snap in seen:
         renderer.on_snapshot(snap)
-    renderer.on_event({"type": "tool_call.blocked", "name": "x"})
+    for event in real_loop_events():
+        renderer.on_event(event)
     renderer.finish(final)
     return out.getvalue(), err.getvalue()
 
@@ -191,3 +193,39 @@ def test_no_token_footer_when_the_server_counted_nothing() -> None:
     line = footer_line(counted, 1.0, UNICODE)
     assert line is not None
     assert line.plain.startswith("↑ 3 ↓ 4 tokens")
+
+
+def test_plain_prints_a_call_that_arrives_finished_once() -> None:
+    """Issue 15 item 7: a hosted call whose first event already says completed, folded by the
+    real SnapshotBuilder, is printed once (not announced and then printed again)."""
+    from forge_cli.protocol import StreamEvent
+    from forge_cli.stream import SnapshotBuilder
+
+    head = {"id": "r", "object": "response", "model": "m"}
+    result = {"file_id": "f", "filename": "a.md", "score": 0.5, "text": "x"}
+    call = {"type": "file_search_call", "id": "fs_1", "status": "completed", "queries": ["q"],
+            "results": [result]}  # fmt: skip
+    text = {"type": "output_text", "text": "Hello", "annotations": []}
+    message = {"type": "message", "id": "m1", "role": "assistant", "status": "completed",
+               "content": [text]}  # fmt: skip
+    where = {"output_index": 1, "content_index": 0, "item_id": "m1"}
+    events = [
+        {"type": "response.created", "response": {**head, "status": "in_progress", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0, "item": call},
+        {"type": "response.output_item.done", "output_index": 0, "item": call},
+        {"type": "response.output_item.added", "output_index": 1,
+         "item": {**message, "status": "in_progress", "content": []}},
+        {"type": "response.content_part.added", **where, "part": {**text, "text": ""}},
+        {"type": "response.output_text.delta", **where, "delta": "Hello"},
+        {"type": "response.completed",
+         "response": {**head, "status": "completed", "output": [call, message]}},
+    ]  # fmt: skip
+    out, err = io.StringIO(), io.StringIO()
+    renderer = make_renderer("plain", stdout=out, stderr=err, clock=FakeClock())
+    builder = SnapshotBuilder()
+    for event in events:
+        renderer.on_snapshot(builder.feed(StreamEvent(event["type"], event)))
+    renderer.finish(builder.finish())
+    assert err.getvalue().count("File search") == 1
+    assert err.getvalue().count("a.md") == 1
+    assert out.getvalue() == "Hello\n"

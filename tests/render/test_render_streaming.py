@@ -3,7 +3,12 @@ completed blocks printed once, interrupted answers kept."""
 
 from __future__ import annotations
 
-from tests_render_helpers import FakeClock, Screen, render_plain_text  # type: ignore[import-not-found]
+from tests_render_helpers import (  # type: ignore[import-not-found]
+    FakeClock,
+    Screen,
+    real_loop_run,
+    render_plain_text,
+)
 
 from forge_cli.protocol import Message, OutputText, Response, TextBuffer
 from forge_cli.render.rich_renderer import RichRenderer
@@ -84,13 +89,23 @@ def test_interrupted_answer_is_kept_and_marked() -> None:
 
 
 def test_agent_events_become_notices() -> None:
+    """The real AgentLoop's events: blocked, failed, the limit and a retry each get one line."""
+    run = real_loop_run()
     screen = Screen()
     renderer = RichRenderer(screen.console(), clock=FakeClock(0.2))
-    renderer.on_event({"type": "tool_call.started", "name": "search"})
-    renderer.on_event({"type": "tool_call.blocked", "name": "rm", "reason": "not allowed"})
-    renderer.on_event({"type": "iteration_limit", "limit": 8})
-    renderer.finish(Response(id="r", status="completed"))
-    text = screen.text()
-    assert "search" not in text
-    assert "⊘ tool call blocked: rm (not allowed)" in text
-    assert "! iteration limit: limit 8" in text
+    for update in run.updates:
+        if isinstance(update, Response):
+            renderer.on_snapshot(update)
+        else:
+            renderer.on_event(update)
+    renderer.finish(run.final)
+    text = " ".join(screen.text().split())
+    assert "⊘ tool call blocked by a hook: rm (deleting files is not allowed)" in text
+    assert "✗ tool call failed: broken (Error: 'broken' raised RuntimeError: the disk is" in text
+    assert (
+        "stopped after 3 model requests (the tool iteration limit); calls not run: lookup" in text
+    )
+    assert "retrying the model (attempt 1): the reply is not valid JSON" in text
+    # Started and completed calls and new iterations are not news: the snapshots show them.
+    assert "iteration started" not in text
+    assert "tool_call.started" not in text

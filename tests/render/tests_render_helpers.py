@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import io
 from collections.abc import Iterable
 from pathlib import Path
@@ -9,8 +11,10 @@ from pathlib import Path
 import pyte
 from rich.console import Console, Group, RenderableType
 
+from forge_cli.protocol.loop_events import LoopEvent
 from forge_cli.protocol.response import Response
 from forge_cli.stream import SnapshotBuilder
+from forge_cli.testing.loop_run import LoopRun, newsworthy_run
 from forge_cli.testing.scripted import load_sse_fixture
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -100,3 +104,18 @@ def render_plain_text(renderables: Iterable[RenderableType], width: int = WIDTH)
     )
     console.print(Group(*renderables))
     return "\n".join(line.rstrip() for line in file.getvalue().splitlines()).rstrip("\n")
+
+
+def real_loop_run(payload: str = "") -> LoopRun:
+    """A real AgentLoop run whose events cover every notice (forge_cli.testing.loop_run)."""
+    return _real_loop_run(payload)
+
+
+@functools.cache
+def _real_loop_run(payload: str) -> LoopRun:
+    return asyncio.run(newsworthy_run(payload))
+
+
+def real_loop_events(payload: str = "") -> list[LoopEvent]:
+    """The loop events (not the snapshots) of :func:`real_loop_run`."""
+    return [u for u in real_loop_run(payload).updates if not isinstance(u, Response)]

@@ -95,7 +95,7 @@ async def test_cancel_keeps_partial_answer_marked_and_saved(tmp_path: Path) -> N
     await responder.started.wait()
     session.cancel()
     assert await task is True
-    assert "[interrupted]" in out.getvalue()
+    assert "■ interrupted" in out.getvalue()  # the plain renderer's status note
     saved = ConversationStore(tmp_path).load(session.conversation.id)
     assert (saved.turns[0].status, saved.turns[0].text) == ("interrupted", "Partial ans")
 
@@ -177,3 +177,31 @@ async def test_backend_responder_with_scripted_backend(tmp_path: Path, sse_dir: 
     backend.assert_consumed()
     assert session.conversation.turns[0].status == "completed"
     assert session.conversation.turns[0].text
+
+
+async def test_the_real_loop_events_show_as_notices_and_the_turn_is_incomplete(
+    tmp_path: Path,
+) -> None:
+    """The chat session goes through the same turn runner and plain renderer as `forge ask`."""
+    from forge_cli.protocol.loop_events import AnswerUpdate
+    from forge_cli.testing.loop_run import newsworthy_run
+
+    run = await newsworthy_run()
+
+    async def respond(request: Request) -> AsyncIterator[AnswerUpdate]:
+        for update in run.updates:
+            yield update
+        run.result.raise_for_status()
+
+    out = io.StringIO()
+    session = ChatSession(Conversation(), respond, out=out, store=ConversationStore(tmp_path))
+    assert await session.handle_line("do the thing") is True
+    text = " ".join(out.getvalue().split())
+    assert "tool call blocked by a hook: rm" in text
+    assert "tool call failed: broken" in text
+    assert "retrying the model (attempt 1)" in text
+    assert "stopped after 3 model requests (the tool iteration limit)" in text
+    turn = session.conversation.turns[0]
+    assert turn.status == "incomplete"
+    assert turn.error is not None
+    assert "tool iteration limit" in turn.error

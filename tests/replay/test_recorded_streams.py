@@ -38,13 +38,10 @@ QUESTION = "What does the recording say?"
 # states the right behaviour and fails today on these (recording, mode) pairs; `strict` makes the
 # fix remove the entry here.
 _REFUSAL = "chat delta.refusal is dropped: blank answer, no refusal in JSON (issue 13)"
-_ERROR_CHUNK = "an error chunk in a chat stream leaves JSON status in_progress (issue 13)"
 _UNSETTLED = "items without a status field are never settled when the response ends (issue 13)"
 GAPS: dict[tuple[str, str], str] = {
     **{("C05_openai_chat_refusal_logprobs", mode): _REFUSAL for mode in ("json", "jsonl", "plain")},
     ("C05_openai_chat_refusal_logprobs", "rich"): _REFUSAL,
-    ("C11_groq_chat_tool_use_failed_error", "json"): _ERROR_CHUNK,
-    ("C11_groq_chat_tool_use_failed_error", "jsonl"): _ERROR_CHUNK,
     **{
         (f"R{n}", mode): _UNSETTLED
         for n in (
@@ -229,6 +226,7 @@ def _check_document(r: Replay, doc: dict[str, Any]) -> None:
         assert doc["status"] == "failed"
         assert doc["error"]
         assert doc["error"]["message"]
+        assert doc["error"]["code"] in ("server_error", "protocol_error", "http_error")
         return
     expected = rec.final_status or ("incomplete" if rec.finish_reason == "length" else "completed")
     assert doc["status"] == expected

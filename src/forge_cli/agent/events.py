@@ -1,21 +1,30 @@
-"""What the agent loop yields: Response snapshots, and frozen events for renderers and logs.
+"""What the agent loop yields: Response snapshots, loop events, and at the end its result.
 
-``AgentLoop.run`` yields :data:`LoopUpdate` values: either a :class:`Response` (the whole run so
-far, ready to render like any server response) or one of the events below (or a tool event from
-:mod:`forge_cli.tools.events`). The last update of every run is :class:`LoopFinished`.
+``AgentLoop.run`` yields :data:`LoopUpdate` values: a :class:`Response` (the whole run so far,
+ready to render like any server response), a loop event (the typed values of
+:mod:`forge_cli.protocol.loop_events`, re-exported here), and last :class:`LoopFinished`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 from forge_cli.errors import ToolIterationLimitError
 from forge_cli.protocol.items import OutputItem
+from forge_cli.protocol.loop_events import (
+    AnswerUpdate,
+    DriverRetry,
+    EvaluatorDecision,
+    IterationLimitReached,
+    IterationStarted,
+    LoopEvent,
+    Notice,
+)
 from forge_cli.protocol.response import Response
-from forge_cli.tools.events import ToolEvent
 
 __all__ = [
+    "AnswerUpdate",
     "DriverRetry",
     "EvaluatorDecision",
     "IterationLimitReached",
@@ -29,55 +38,6 @@ __all__ = [
 ]
 
 RunStatus = Literal["completed", "iteration_limit", "blocked", "incomplete"]
-
-
-@dataclass(frozen=True, slots=True)
-class IterationStarted:
-    """The loop is about to ask the model (1-based ``iteration``)."""
-
-    iteration: int
-    limit: int
-
-
-@dataclass(frozen=True, slots=True)
-class IterationLimitReached:
-    """The model still wanted tools after ``limit`` requests; these calls were not run."""
-
-    limit: int
-    pending_calls: tuple[str, ...]
-
-    @property
-    def message(self) -> str:
-        """A one-line notice for the user."""
-        names = ", ".join(self.pending_calls) or "none"
-        return (
-            f"stopped after {self.limit} model requests (the tool iteration limit); "
-            f"calls not run: {names}"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class DriverRetry:
-    """A driver asked the model again because its reply was malformed (ReAct)."""
-
-    attempt: int
-    error: str
-
-
-@dataclass(frozen=True, slots=True)
-class EvaluatorDecision:
-    """The evaluator's verdict after a round of tool calls."""
-
-    decision: Literal["FINISHED", "CONTINUE"]
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """Something the user should know that is not an error (dropped tools, a fallback)."""
-
-    message: str
-    level: Literal["info", "warning"] = "warning"
 
 
 @dataclass(frozen=True)
@@ -106,15 +66,6 @@ class LoopFinished:
     result: RunResult
 
 
-LoopEvent = (
-    ToolEvent
-    | IterationStarted
-    | IterationLimitReached
-    | DriverRetry
-    | EvaluatorDecision
-    | Notice
-    | LoopFinished
-)
-
-LoopUpdate = Response | LoopEvent
-"""One thing the loop yields: a snapshot to render, or an event."""
+LoopUpdate: TypeAlias = "AnswerUpdate | LoopFinished"
+"""One thing the loop yields: an :data:`AnswerUpdate` (a snapshot or an event), and at the end
+:class:`LoopFinished`, which the turn runner consumes (renderers never see it)."""

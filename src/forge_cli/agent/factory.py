@@ -1,15 +1,15 @@
 """``build_agent``: one call that wires a backend, tools, approval and a driver into a loop.
 
-The CLI and the REPL call this instead of assembling the pieces: it loads ``--functions`` files,
-turns hosted knowledge tools into client-side ones for backends that cannot run them (Chat
-Completions), installs the approval hook last (so the prompt shows the final arguments), and
-picks the driver.
+The CLI and the REPL call this instead of assembling the pieces, with one :class:`AgentConfig`:
+it loads ``--functions`` files, turns hosted knowledge tools into client-side ones for backends
+that cannot run them (``Backend.runs_hosted_tools`` is false: Chat Completions), installs the
+approval hook last (so the prompt shows the final arguments), and picks the driver.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -34,7 +34,7 @@ from forge_cli.tools.toolset import ToolSet
 if TYPE_CHECKING:
     from forge_cli.knowledge import KnowledgeStore
 
-__all__ = ["Agent", "DriverKind", "build_agent"]
+__all__ = ["Agent", "AgentConfig", "DriverKind", "build_agent"]
 
 DriverKind = Literal["tools", "react", "evaluator"]
 
@@ -62,64 +62,60 @@ class Agent:
             yield update
 
 
-def build_agent(
-    backend: Backend,
-    request: Request,
-    *,
-    tools: Sequence[BaseTool] = (),
-    functions: Sequence[str | Path] = (),
-    knowledge_store: KnowledgeStore | None = None,
-    driver: DriverKind | Driver = "tools",
-    max_iterations: int = DEFAULT_MAX_ITERATIONS,
-    approval: ApprovalPolicy | None = None,
-    approver: Approver | None = None,
-    assume_yes: bool = False,
-    before_hooks: Sequence[BeforeHook] = (),
-    after_hooks: Sequence[AfterHook] = (),
-    tool_choice: ToolChoice | None = None,
-    parallel_tool_calls: bool | None = None,
-    parse_tool_call_tags: bool = True,
-    evaluator_model: str | None = None,
-    output_model: str | None = None,
-    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
-    client_side_hosted_tools: bool | None = None,
-) -> Agent:
-    """Wire everything for one run. ``approver=None`` means a non-interactive run.
+@dataclass(frozen=True, slots=True)
+class AgentConfig:
+    """How to run the agent: tools, approval, driver, limits (all but the backend and request).
 
-    ``client_side_hosted_tools`` (default: ``backend.name == "chat"``) replaces hosted
-    knowledge tools in ``request.tools`` with the built-in client tools over
-    ``knowledge_store``; hosted tools that cannot be replaced are dropped with a notice.
+    The defaults are a non-interactive run with the tool-calling driver and no extra tools.
     """
-    toolset = ToolSet(tools)
-    for path in functions:
+
+    tools: Sequence[BaseTool] = ()
+    """Tools to offer besides the ``functions`` files."""
+    functions: Sequence[str | Path] = ()
+    """``--functions`` files to load (a bad file is a one-line ``UsageError``)."""
+    knowledge_store: KnowledgeStore | None = None
+    """The store the client-side knowledge tools read when hosted tools are localised."""
+    driver: DriverKind | Driver = "tools"
+    max_iterations: int = DEFAULT_MAX_ITERATIONS
+    approval: ApprovalPolicy | None = None
+    approver: Approver | None = None
+    """Asks the user about a call; ``None`` means a non-interactive run."""
+    assume_yes: bool = False
+    before_hooks: Sequence[BeforeHook] = ()
+    after_hooks: Sequence[AfterHook] = ()
+    tool_choice: ToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    parse_tool_call_tags: bool = True
+    evaluator_model: str | None = None
+    output_model: str | None = None
+    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
+    client_side_hosted_tools: bool | None = None
+    """Replace hosted knowledge tools with the built-in client tools over ``knowledge_store``
+    (hosted tools that cannot be replaced are dropped with a notice). ``None``: exactly when the
+    backend does not run hosted tools itself (``Backend.runs_hosted_tools``)."""
+
+
+def build_agent(backend: Backend, request: Request, config: AgentConfig | None = None) -> Agent:
+    """Wire everything for one run of ``request`` on ``backend`` as ``config`` says."""
+    config = config or AgentConfig()
+    toolset = ToolSet(config.tools)
+    for path in config.functions:
         for item in load_functions(path):
             _add(toolset, item, str(path))
     notices: list[str] = []
-    if client_side_hosted_tools is None:
-        client_side_hosted_tools = backend.name == "chat"
-    if client_side_hosted_tools:
-        request = _localise_hosted_tools(request, toolset, knowledge_store, notices)
-    policy = approval or ApprovalPolicy()
-    if assume_yes and not policy.assume_yes:
-        policy = ApprovalPolicy(
-            per_tool=policy.per_tool,
-            read_only_default=policy.read_only_default,
-            default=policy.default,
-            assume_yes=True,
-        )
-    hooks: list[BeforeHook] = [*before_hooks, ApprovalHook(policy, toolset, approver)]
+    localise = config.client_side_hosted_tools
+    if localise is None:
+        localise = not backend.runs_hosted_tools
+    if localise:
+        request = _localise_hosted_tools(request, toolset, config.knowledge_store, notices)
+    policy = config.approval or ApprovalPolicy()
+    if config.assume_yes and not policy.assume_yes:
+        policy = replace(policy, assume_yes=True)
+    hooks: list[BeforeHook] = [*config.before_hooks, ApprovalHook(policy, toolset, config.approver)]
     executor = ToolExecutor(
-        toolset, before_hooks=hooks, after_hooks=after_hooks, timeout=tool_timeout
+        toolset, before_hooks=hooks, after_hooks=config.after_hooks, timeout=config.tool_timeout
     )
-    chosen = _driver(
-        driver,
-        tool_choice,
-        parallel_tool_calls,
-        parse_tool_call_tags,
-        evaluator_model,
-        output_model,
-    )
-    loop = AgentLoop(backend, chosen, executor, max_iterations=max_iterations)
+    loop = AgentLoop(backend, _driver(config), executor, max_iterations=config.max_iterations)
     return Agent(loop, request, notices)
 
 
@@ -129,23 +125,21 @@ def _add(toolset: ToolSet, item: BaseTool, source: str) -> None:
     toolset.add(item)
 
 
-def _driver(
-    kind: DriverKind | Driver,
-    tool_choice: ToolChoice | None,
-    parallel: bool | None,
-    tags: bool,
-    evaluator_model: str | None,
-    output_model: str | None,
-) -> Driver:
+def _driver(config: AgentConfig) -> Driver:
+    kind = config.driver
     if not isinstance(kind, str):
         return kind
     if kind == "react":
         return ReActDriver()
     calling = ToolCallingDriver(
-        tool_choice=tool_choice, parallel_tool_calls=parallel, parse_tool_call_tags=tags
+        tool_choice=config.tool_choice,
+        parallel_tool_calls=config.parallel_tool_calls,
+        parse_tool_call_tags=config.parse_tool_call_tags,
     )
     if kind == "evaluator":
-        return EvaluatorDriver(calling, evaluator_model=evaluator_model, output_model=output_model)
+        return EvaluatorDriver(
+            calling, evaluator_model=config.evaluator_model, output_model=config.output_model
+        )
     if kind == "tools":
         return calling
     raise UsageError(f"unknown agent driver {kind!r}; use tools, react or evaluator")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from typing import assert_never
 
 from forge_cli.agent.citations import annotate_citations
 from forge_cli.agent.drivers.base import Driver, TurnResult
@@ -34,6 +35,7 @@ from forge_cli.agent.events import (
 from forge_cli.agent.state import AgentState
 from forge_cli.backends.base import Backend
 from forge_cli.errors import UsageError
+from forge_cli.protocol.guards import is_function_call
 from forge_cli.protocol.items import FunctionCall, FunctionCallOutput, OutputItem
 from forge_cli.protocol.request import Request
 from forge_cli.protocol.response import Response
@@ -41,6 +43,7 @@ from forge_cli.tools.events import (
     ToolCallBlocked,
     ToolCallCompleted,
     ToolCallFailed,
+    ToolCallStarted,
     ToolEvent,
     ToolsDropped,
 )
@@ -124,16 +127,6 @@ class AgentLoop:
         yield final
         new_items = tuple(state.items)
         yield LoopFinished(RunResult(status, final, state.iteration, new_items))
-
-    async def run_to_end(self, request: Request) -> RunResult:
-        """Run without watching; return the :class:`RunResult`."""
-        result: RunResult | None = None
-        async for update in self.run(request):
-            if isinstance(update, LoopFinished):
-                result = update.result
-        if result is None:  # pragma: no cover - run() always ends with LoopFinished
-            raise RuntimeError("the agent loop ended without a result")
-        return result
 
     # -- tools ------------------------------------------------------------------------------
 
@@ -231,18 +224,22 @@ async def _next_event(
 
 
 def _finished_call(event: ToolEvent) -> tuple[str, str] | None:
-    if isinstance(event, ToolCallCompleted):
-        return event.call_id, "completed"
-    if isinstance(event, ToolCallFailed):
-        return event.call_id, "failed"
-    if isinstance(event, ToolCallBlocked):
-        return event.call_id, "incomplete"
-    return None
+    match event:
+        case ToolCallCompleted(call_id=call_id):
+            return call_id, "completed"
+        case ToolCallFailed(call_id=call_id):
+            return call_id, "failed"
+        case ToolCallBlocked(call_id=call_id):
+            return call_id, "incomplete"
+        case ToolCallStarted() | ToolsDropped():
+            return None
+        case _:
+            assert_never(event)
 
 
 def _set_status(state: AgentState, call_ids: set[str], status: str) -> None:
     for index, item in enumerate(state.items):
-        if isinstance(item, FunctionCall) and item.call_id in call_ids:
+        if is_function_call(item) and item.call_id in call_ids:
             state.items[index] = item.model_copy(update={"status": status})
 
 

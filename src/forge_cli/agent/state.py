@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from forge_cli.protocol.guards import is_function_tool
 from forge_cli.protocol.items import (
     FunctionCall,
     FunctionCallOutput,
@@ -43,11 +44,11 @@ class AgentState:
         if isinstance(self.request.input, str):
             return self.request.input
         for item in reversed(self.request.input):
-            if isinstance(item, InputMessage) and item.role == "user":
-                content = item.content
-                if isinstance(content, str):
-                    return content
-                return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+            match item:
+                case InputMessage(role="user", content=str() as text):
+                    return text
+                case InputMessage(role="user", content=parts):
+                    return " ".join(str(p.get("text", "")) for p in parts if isinstance(p, dict))
         return ""
 
     def original_input(self) -> list[InputItem]:
@@ -67,7 +68,7 @@ class AgentState:
         kept: list[Tool] = [
             tool
             for tool in self.request.tools
-            if not (isinstance(tool, FunctionTool) and tool.name in names)
+            if not (is_function_tool(tool) and tool.name in names)
         ]
         return [*kept, *self.tools]
 
@@ -95,12 +96,14 @@ def replayable(item: OutputItem) -> OutputItem | None:
     (servers reject unknown fields); reasoning is kept only when it is encrypted (stateless
     Responses reasoning); hosted-tool items are the server's own business and are dropped.
     """
-    if isinstance(item, Message):
-        return item
-    if isinstance(item, FunctionCall):
-        return FunctionCall(call_id=item.call_id, name=item.name, arguments=item.arguments or "{}")
-    if isinstance(item, FunctionCallOutput):
-        return FunctionCallOutput(call_id=item.call_id, output=item.output)
-    if isinstance(item, Reasoning) and item.encrypted_content:
-        return item
-    return None
+    match item:
+        case Message():
+            return item
+        case FunctionCall(call_id=call_id, name=name, arguments=arguments):
+            return FunctionCall(call_id=call_id, name=name, arguments=arguments or "{}")
+        case FunctionCallOutput(call_id=call_id, output=output):
+            return FunctionCallOutput(call_id=call_id, output=output)
+        case Reasoning() if item.encrypted_content:
+            return item
+        case _:
+            return None

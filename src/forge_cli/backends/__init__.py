@@ -1,7 +1,8 @@
 """Backends: things that turn a Request into a stream of events.
 
-Exports are lazy: importing :mod:`forge_cli.backends` costs nothing, and httpx2 / openai / the
-local engine load only when a backend class is first used, so ``forge --version`` stays fast.
+Exports are lazy: importing :mod:`forge_cli.backends` costs nothing, and httpx2 / openai load
+only when a backend class is first used, so ``forge --version`` stays fast. The in-process local
+backend lives with the engine it runs (:class:`forge_cli.engine.LocalBackend`).
 To add an export, add one line to ``_WHERE`` and one to the ``TYPE_CHECKING`` block.
 """
 
@@ -15,15 +16,13 @@ if TYPE_CHECKING:
     from forge_cli.backends._http import RetryPolicy
     from forge_cli.backends.base import Backend
     from forge_cli.backends.chat_completions import ChatCompletionsBackend
-    from forge_cli.backends.local import LocalBackend
     from forge_cli.backends.responses_http import ResponsesBackend
 
-__all__ = ["Backend", "ChatCompletionsBackend", "LocalBackend", "ResponsesBackend", "RetryPolicy"]
+__all__ = ["Backend", "ChatCompletionsBackend", "ResponsesBackend", "RetryPolicy"]
 
 _WHERE = {
     "Backend": "base",
     "ChatCompletionsBackend": "chat_completions",
-    "LocalBackend": "local",
     "ResponsesBackend": "responses_http",
     "RetryPolicy": "_http",
 }

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from forge_cli.protocol.guards import is_function_tool
 from forge_cli.protocol.items import FunctionCall, FunctionCallOutput, Message
 from forge_cli.protocol.request import InputMessage, Request
-from forge_cli.protocol.tools import FunctionTool
 
 __all__ = ["ChatBody", "to_chat_body"]
 
@@ -88,17 +88,20 @@ def _messages(request: Request) -> list[dict[str, Any]]:
             messages.append({"role": "user", "content": request.input})
         return messages
     for item in request.input:
-        if isinstance(item, InputMessage):
-            role = "system" if item.role == "developer" else item.role
-            messages.append({"role": role, "content": _content(item.content)})
-        elif isinstance(item, Message):
-            messages.append({"role": "assistant", "content": item.text})
-        elif isinstance(item, FunctionCall):
-            _add_tool_call(messages, item)
-        elif isinstance(item, FunctionCallOutput):
-            messages.append(
-                {"role": "tool", "tool_call_id": item.call_id, "content": item.output_text}
-            )
+        match item:
+            case InputMessage(role=role, content=content):
+                role = "system" if role == "developer" else role
+                messages.append({"role": role, "content": _content(content)})
+            case Message():
+                messages.append({"role": "assistant", "content": item.text})
+            case FunctionCall():
+                _add_tool_call(messages, item)
+            case FunctionCallOutput():
+                messages.append(
+                    {"role": "tool", "tool_call_id": item.call_id, "content": item.output_text}
+                )
+            case _:
+                pass  # reasoning and hosted-tool items have no Chat Completions form
     return messages
 
 
@@ -137,7 +140,7 @@ def _tools(request: Request) -> tuple[list[dict[str, Any]], list[str]]:
     tools: list[dict[str, Any]] = []
     dropped: list[str] = []
     for tool in request.tools:
-        if isinstance(tool, FunctionTool):
+        if is_function_tool(tool):
             function: dict[str, Any] = {"name": tool.name}
             if tool.description:
                 function["description"] = tool.description

@@ -115,11 +115,6 @@ class ChatStreamTranslator:
         events.append(_event(kind, response=response))
         return events
 
-    @property
-    def has_tool_calls(self) -> bool:
-        """Whether any tool call was collected (whatever ``finish_reason`` said)."""
-        return bool(self._calls)
-
     # -- deltas -----------------------------------------------------------------------------
 
     def _delta(self, delta: dict[str, Any]) -> list[StreamEvent]:

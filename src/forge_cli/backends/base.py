@@ -23,6 +23,10 @@ class Backend(Protocol):
     name: str
     """A short label for messages and ``forge doctor`` ("responses", "chat", "local")."""
 
+    runs_hosted_tools: bool
+    """Whether the server runs hosted tools (file_search, web_search, ...) itself. When false
+    (Chat Completions), ``build_agent`` offers the client-side knowledge tools instead."""
+
     def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield its events as they arrive."""
         ...

@@ -42,6 +42,7 @@ class ChatCompletionsBackend:
     """Stream one Chat Completions reply per request, as Responses events."""
 
     name = "chat"
+    runs_hosted_tools = False
 
     def __init__(
         self,

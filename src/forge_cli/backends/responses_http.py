@@ -52,6 +52,7 @@ class ResponsesBackend:
     """
 
     name = "responses"
+    runs_hosted_tools = True
 
     def __init__(
         self,
@@ -85,11 +86,6 @@ class ResponsesBackend:
     def __repr__(self) -> str:
         key = "set" if self._api_key else "none"
         return f"ResponsesBackend(base_url={self.base_url!r}, api_key={key}, store={self.store!r})"
-
-    @property
-    def has_api_key(self) -> bool:
-        """Whether a key will be sent (for ``forge doctor``; never the key itself)."""
-        return self._api_key is not None
 
     @property
     def stores_responses(self) -> bool:

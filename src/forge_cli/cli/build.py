@@ -7,7 +7,8 @@ missing piece gives a one-line error instead of a traceback.
 
 from __future__ import annotations
 
-import os
+import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from forge_cli.backends.base import Backend
@@ -18,18 +19,23 @@ from forge_cli.conversations import (
     SessionSettings,
     strip_credentials,
 )
-from forge_cli.errors import ConfigError
+from forge_cli.errors import ConfigError, UsageError
 from forge_cli.repl.turn import Responder, backend_responder
 from forge_cli.repl.view import ViewFactory
 
 if TYPE_CHECKING:
+    from forge_cli.agent.factory import AgentConfig, DriverKind
     from forge_cli.engine import EngineConfig
     from forge_cli.knowledge import KnowledgeStore
     from forge_cli.mcp.manager import McpManager
+    from forge_cli.protocol.request import ToolChoice
     from forge_cli.render import Renderer
 
 __all__ = [
     "DEFAULT_BASE_URLS",
+    "BackendOverride",
+    "agent_config",
+    "backend_overridden",
     "build_backend",
     "build_mcp",
     "build_responder",
@@ -38,6 +44,7 @@ __all__ = [
     "default_model",
     "engine_config",
     "new_conversation",
+    "set_backend_override",
     "stores_responses",
 ]
 
@@ -51,16 +58,38 @@ def _api_key_env(settings: Settings) -> str | None:
     return "OPENAI_API_KEY" if settings.api == "chat" else "FORGE_API_KEY"
 
 
-def build_backend(settings: Settings) -> Backend:
-    """The backend the settings ask for (or the test hook's scripted backend)."""
-    script = os.environ.get("FORGE_TEST_BACKEND")
-    if script:
-        from forge_cli.cli.testhook import load_test_backend
+BackendOverride = Callable[[Settings], "Backend | None"]
+"""Builds the backend for a run instead of the settings, or returns ``None`` to let them decide."""
 
-        return load_test_backend(script)
+_override: BackendOverride | None = None
+_overridden: weakref.WeakSet[Backend] = weakref.WeakSet()
+
+
+def set_backend_override(override: BackendOverride | None) -> None:
+    """Route every backend the CLI builds through ``override`` (``None`` removes it).
+
+    The seam for embedding the CLI with another backend, and how the test suite plugs in its
+    scripted backend (``tests/helpers/testhook.py``); production code never sets it.
+    """
+    global _override
+    _override = override
+
+
+def backend_overridden(backend: Backend) -> bool:
+    """Whether ``backend`` came from the override (it serves no knowledge API)."""
+    return backend in _overridden
+
+
+def build_backend(settings: Settings) -> Backend:
+    """The backend the settings ask for (or the installed override's)."""
+    if _override is not None:
+        backend = _override(settings)
+        if backend is not None:
+            _overridden.add(backend)
+            return backend
     # Backends are imported here, not at module level: they pull in httpx2, openai or sqlite.
     if settings.api == "local":
-        from forge_cli.backends.local import LocalBackend
+        from forge_cli.engine.local import LocalBackend
 
         return LocalBackend(config=engine_config(settings))
     base_url = settings.base_url or DEFAULT_BASE_URLS[settings.api]
@@ -158,7 +187,39 @@ def default_model(settings: Settings) -> str:
 
 
 def _needs_agent(settings: Settings) -> bool:
-    return settings.api == "chat" or bool(settings.functions)
+    return (
+        settings.api == "chat"
+        or bool(settings.functions)
+        or settings.driver != "native"
+        or settings.tool_choice is not None
+        or settings.parallel_tools is not None
+        or settings.output_model is not None
+    )
+
+
+def agent_config(settings: Settings) -> AgentConfig:
+    """The agent settings of a run: driver, tool choice, parallel calls, models."""
+    from forge_cli.agent.factory import AgentConfig
+
+    choice: ToolChoice | None = None
+    if settings.tool_choice in ("auto", "required", "none"):
+        choice = settings.tool_choice  # type: ignore[assignment]
+    elif settings.tool_choice is not None:
+        choice = {"type": "function", "name": settings.tool_choice}
+    if settings.driver != "evaluator" and settings.evaluator_model is not None:
+        raise UsageError("--evaluator-model needs --driver evaluator")
+    if settings.output_model is not None and settings.driver != "evaluator":
+        raise UsageError("--output-model needs --driver evaluator")
+    driver: DriverKind = {"native": "tools", "react": "react", "evaluator": "evaluator"}[
+        settings.driver
+    ]  # type: ignore[assignment]
+    return AgentConfig(
+        driver=driver,
+        tool_choice=choice,
+        parallel_tool_calls=settings.parallel_tools,
+        evaluator_model=settings.evaluator_model,
+        output_model=settings.output_model,
+    )
 
 
 def build_mcp(values: tuple[str, ...] | list[str] | None) -> McpManager | None:
@@ -214,6 +275,7 @@ def build_responder(
         assume_yes=settings.yes,
         approver=TerminalApprover(sys.stdin, sys.stderr) if interactive else None,
         knowledge_store=store,
+        config=agent_config(settings),
         tools=mcp.current_tools if mcp is not None else None,
         policies=mcp.policies if mcp is not None else None,
     )

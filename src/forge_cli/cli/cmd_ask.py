@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any
 
 import click
 
+from forge_cli.agent.turn import run_turn
 from forge_cli.cli.build import (
     build_backend,
     build_mcp,
@@ -21,11 +22,8 @@ from forge_cli.cli.main import EXIT_CODES_EPILOG
 from forge_cli.cli.options import settings_from_options, shared_options
 from forge_cli.config import Settings
 from forge_cli.conversations import build_request
-from forge_cli.errors import ForgeError, ToolIterationLimitError, UsageError
-from forge_cli.repl.view import TurnView
-
-if TYPE_CHECKING:
-    from forge_cli.protocol.response import Response
+from forge_cli.errors import UsageError
+from forge_cli.repl.view import TurnView, view_end, view_sink
 
 __all__ = ["ask", "read_question"]
 
@@ -35,14 +33,6 @@ def read_question(question: str | None, stdin: Any, files: Sequence[str] = ()) -
     from forge_cli.cli.question import compose_question
 
     return compose_question(question, stdin, files)
-
-
-def _is_response(value: object) -> TypeGuard[Response]:
-    # The response models are imported on the first update, i.e. after the request was sent:
-    # `forge ask` sends its request before paying for them (benchmarks/bench_startup.py).
-    from forge_cli.protocol.response import Response
-
-    return isinstance(value, Response)
 
 
 async def _answer(
@@ -60,24 +50,11 @@ async def _answer(
         request = build_request(
             conversation, text, stores_responses=False, model=default_model(settings)
         )
-        last: Response | None = None
-        try:
-            async for update in responder(request):
-                if _is_response(update):
-                    last = update
-                    view.update(update)
-                else:
-                    view.event(update)
-        except ToolIterationLimitError as exc:
-            view.finish(last, status="incomplete", error=exc.one_line())
-            raise
-        except ForgeError as exc:
-            view.finish(last, status="failed", error=exc.one_line())
-            raise
-        except asyncio.CancelledError:
-            view.finish(last, status="interrupted", error=None)
-            raise
-        view.finish(last, status="completed", error=None)
+        outcome = await run_turn(
+            responder, request, on_update=view_sink(view), on_end=view_end(view)
+        )
+        if outcome.error is not None:
+            raise outcome.error
     finally:
         if mcp is not None:
             await mcp.aclose()

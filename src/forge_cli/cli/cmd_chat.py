@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from typing import Any
 
 import click
 
 from forge_cli.cli.build import (
+    backend_overridden,
     build_backend,
     build_mcp,
     build_responder,
@@ -60,7 +60,7 @@ async def _run(
     interactive = sys.stdin.isatty()
     knowledge = None
     refresh: asyncio.Task[None] | None = None
-    if settings.api != "chat" and not os.environ.get("FORGE_TEST_BACKEND"):
+    if settings.api != "chat" and not backend_overridden(backend):
         knowledge = KnowledgeAdapter(lambda: build_knowledge_client(settings))
     try:
         session = ChatSession(

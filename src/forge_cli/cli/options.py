@@ -12,7 +12,15 @@ from typing import Any, TypeVar
 
 import click
 
-from forge_cli.config import API_KINDS, EFFORTS, TOOL_NAMES, ConfigFile, Settings, resolve_settings
+from forge_cli.config import (
+    API_KINDS,
+    DRIVERS,
+    EFFORTS,
+    TOOL_NAMES,
+    ConfigFile,
+    Settings,
+    resolve_settings,
+)
 
 __all__ = ["SETTING_OPTIONS", "backend_options", "settings_from_options", "shared_options"]
 
@@ -28,6 +36,11 @@ SETTING_OPTIONS = (
     "vector_stores",
     "instructions",
     "max_iterations",
+    "driver",
+    "evaluator_model",
+    "output_model",
+    "tool_choice",
+    "parallel_tools",
     "functions",
     "yes",
     "debug",
@@ -62,6 +75,25 @@ def shared_options(func: F) -> F:
             help="Saved instructions (and settings) to use; see `forge templates`.",
         ),
         click.option("--max-iterations", type=click.IntRange(min=1), help="Tool-loop limit."),
+        click.option(
+            "--driver",
+            type=click.Choice(DRIVERS),
+            help="How the agent asks the model: native tool calls, react (a text protocol for "
+            "models without tool calling) or evaluator (a second model judges each round).",
+        ),
+        click.option("--evaluator-model", metavar="NAME", help="Model of the evaluator driver."),
+        click.option("--output-model", metavar="NAME", help="Model that writes the final answer."),
+        click.option(
+            "--tool-choice",
+            metavar="auto|required|none|NAME",
+            help="Whether the model must, may or must not call a tool (or which one).",
+        ),
+        click.option(
+            "--parallel-tools/--no-parallel-tools",
+            "parallel_tools",
+            default=None,
+            help="Allow several tool calls in one model turn (default: the server's).",
+        ),
         click.option(
             "--functions",
             multiple=True,

@@ -18,6 +18,7 @@ from forge_cli.config.paths import (
 from forge_cli.config.resolve import PROFILE_ENV, env_layer, resolve_settings, selected_profile
 from forge_cli.config.settings import (
     API_KINDS,
+    DRIVERS,
     EFFORTS,
     KEYS,
     SECRET_KEYS,
@@ -32,6 +33,7 @@ __all__ = [
     "API_KINDS",
     "CONFIG_ENV",
     "DATA_DIR_ENV",
+    "DRIVERS",
     "EFFORTS",
     "KEYS",
     "PROFILE_ENV",

@@ -8,14 +8,16 @@ kept out of ``repr`` and out of :meth:`Settings.public_dict`.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from forge_cli.errors import ConfigError
 
 __all__ = [
     "API_KINDS",
+    "DRIVERS",
     "EFFORTS",
     "KEYS",
     "SECRET_KEYS",
@@ -28,6 +30,8 @@ __all__ = [
 
 ApiKind = Literal["local", "responses", "chat"]
 API_KINDS: tuple[str, ...] = ("local", "responses", "chat")
+DRIVERS: tuple[str, ...] = ("native", "react", "evaluator")
+"""Agent drivers: native tool calling, ReAct text protocol, tool calling plus an evaluator."""
 EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "dev")
 TOOL_NAMES: tuple[str, ...] = (
     "file-search",
@@ -58,6 +62,13 @@ class Settings:
     vector_stores: tuple[str, ...] = ()
     instructions: str | None = None
     max_iterations: int = 5
+    driver: str = "native"
+    """How the agent loop asks the model: ``native`` tool calling, ``react`` or ``evaluator``."""
+    evaluator_model: str | None = None
+    output_model: str | None = None
+    tool_choice: str | None = None
+    """``auto``, ``required``, ``none`` or a tool name (``None``: the server's default)."""
+    parallel_tools: bool | None = None
     functions: tuple[str, ...] = ()
     """Python files defining user tools, in order."""
     yes: bool = False
@@ -74,10 +85,6 @@ class Settings:
     engine_embeddings_base_url: str | None = None
     engine_embeddings_model: str | None = None
     engine_embeddings_api_key_env: str | None = None
-
-    def with_(self, **changes: Any) -> Settings:
-        """A copy with ``changes`` applied."""
-        return replace(self, **changes)
 
     def public_dict(self) -> dict[str, Any]:
         """Every setting by its key name (``engine.searxng_url``) as plain data, with secrets
@@ -169,6 +176,15 @@ def _names(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_text(item) for item in items if str(item).strip()))
 
 
+def _tool_choice(value: Any) -> str:
+    text = _text(value)
+    if text.lower() in ("auto", "required", "none"):
+        return text.lower()
+    if not re.match(r"^[A-Za-z0-9_-]{1,64}$", text):
+        raise ValueError("expected auto, required, none or a tool name")
+    return text
+
+
 def _paths(value: Any) -> tuple[str, ...]:
     items = value.split(os.pathsep) if isinstance(value, str) else value
     if not isinstance(items, list | tuple):
@@ -216,6 +232,15 @@ KEYS: dict[str, KeySpec] = {
         KeySpec("vector_stores", _names, "FORGE_VS", "vector store ids (comma list)"),
         KeySpec("instructions", _text, "FORGE_INSTRUCTIONS", "system instructions"),
         KeySpec("max_iterations", _positive_int, "FORGE_MAX_ITERATIONS", "tool-loop limit"),
+        KeySpec(
+            "driver", _choice(DRIVERS), "FORGE_DRIVER", "agent driver: native, react, evaluator"
+        ),
+        KeySpec("evaluator_model", _text, "FORGE_EVALUATOR_MODEL", "model of the evaluator driver"),
+        KeySpec("output_model", _text, "FORGE_OUTPUT_MODEL", "model that writes the final answer"),
+        KeySpec(
+            "tool_choice", _tool_choice, "FORGE_TOOL_CHOICE", "auto, required, none or a tool name"
+        ),
+        KeySpec("parallel_tools", _bool, "FORGE_PARALLEL_TOOLS", "allow parallel tool calls"),
         KeySpec(
             "functions",
             _paths,

@@ -14,6 +14,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from forge_cli.protocol.loop_events import TurnStatus
+
 if TYPE_CHECKING:
     from forge_cli.protocol.response import Response
 
@@ -28,7 +30,6 @@ __all__ = [
 ]
 
 FORMAT: Literal["forge.conversation/v1"] = "forge.conversation/v1"
-TurnStatus = Literal["completed", "interrupted", "failed", "incomplete"]
 
 
 def new_conversation_id() -> str:

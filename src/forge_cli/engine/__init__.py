@@ -19,6 +19,7 @@ from forge_cli.engine.config import (
     UpstreamConfig,
 )
 from forge_cli.engine.engine import Engine, PreparedRequest
+from forge_cli.engine.local import LocalBackend
 from forge_cli.engine.retrieval import RetrievalAnswerer
 from forge_cli.engine.store import open_store
 
@@ -34,6 +35,7 @@ __all__ = [
     "EmbeddingsConfig",
     "Engine",
     "EngineConfig",
+    "LocalBackend",
     "PreparedRequest",
     "RetrievalAnswerer",
     "UpstreamConfig",

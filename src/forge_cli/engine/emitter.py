@@ -14,6 +14,7 @@ from typing import Any
 
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.request import Request
+from forge_cli.protocol.traceable import append_trace, trace_line, unit_progress
 
 __all__ = ["MessageWriter", "ResponseEmitter", "ToolCallRun"]
 
@@ -214,11 +215,9 @@ class ToolCallRun:
 
     def progress(self, progress: float, message: str, step: str | None = None) -> StreamEvent:
         """A ``response.<type>.progress`` event with the new trace line."""
-        progress = min(1.0, max(0.0, progress))
-        stamp = time.strftime("%H:%M:%S")
-        line = f"[{stamp}] [{step}] {message}" if step else f"[{stamp}] {message}"
-        previous = str(self.item.get("execution_trace") or "")
-        self.item["execution_trace"] = f"{previous}\n{line}" if previous else line
+        progress = unit_progress(progress)
+        line = trace_line(message, step)
+        self.item["execution_trace"] = append_trace(self.item.get("execution_trace"), line)
         self.item["progress"] = progress
         return self._emitter.event(
             f"response.{self.kind}.progress", **self._where(), progress=progress, trace=line

@@ -1,6 +1,6 @@
 """The local Responses engine: a Request in, the standard Responses stream events out.
 
-The same :meth:`Engine.stream` feeds the in-process :class:`~forge_cli.backends.local.
+The same :meth:`Engine.stream` feeds the in-process :class:`~forge_cli.engine.local.
 LocalBackend` and the SSE endpoint of ``forge serve``, so both paths produce identical events.
 :meth:`Engine.prepare` validates a request (tools, vector stores, filters, previous response)
 *before* any event is produced, so bad input is one clear error rather than a failed stream.

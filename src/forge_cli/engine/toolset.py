@@ -50,15 +50,6 @@ class Toolset:
     implicit: bool = False
     store_names: dict[str, str] = field(default_factory=dict)
 
-    @property
-    def readable_stores(self) -> tuple[str, ...]:
-        """Vector stores the reading tools may look into."""
-        ids: list[str] = []
-        for spec in (self.file_search, self.list_documents):
-            if spec is not None:
-                ids.extend(spec.vector_store_ids)
-        return tuple(dict.fromkeys(ids))
-
 
 def resolve_vector_store_ids(
     store: KnowledgeStore, refs: list[str] | tuple[str, ...]

@@ -10,12 +10,11 @@ set, and the question's ``judge`` check fails: a broken judge never passes answe
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Callable
 
+from forge_cli.agent.turn import Responder, run_turn
 from forge_cli.evaluation.cases import EvalCase
 from forge_cli.evaluation.results import JudgeVerdict
 from forge_cli.protocol.request import Request
-from forge_cli.protocol.response import Response
 
 __all__ = ["JUDGE_INSTRUCTIONS", "Judge", "parse_verdict"]
 
@@ -29,7 +28,8 @@ JUDGE_INSTRUCTIONS = (
 _SCORE = re.compile(r"score\s*[:=]\s*(\d+(?:\.\d+)?)\s*(?:/\s*(\d+))?", re.IGNORECASE)
 _REASON = re.compile(r"reason\s*[:=]\s*(.+)", re.IGNORECASE)
 
-JudgeResponder = Callable[[Request], AsyncIterator[object]]
+JudgeResponder = Responder
+"""What asks the judge: a responder like any other (the same turn runner reads it)."""
 
 
 def parse_verdict(model: str, text: str) -> JudgeVerdict:
@@ -65,12 +65,15 @@ class Judge:
 
     async def __call__(self, case: EvalCase, answer: str) -> JudgeVerdict:
         """The verdict on ``answer`` (errors become an ``error`` verdict, never raise)."""
-        last: Response | None = None
         try:
-            async for update in self.responder(self.request(case, answer)):
-                if isinstance(update, Response):
-                    last = update
+            outcome = await run_turn(self.responder, self.request(case, answer))
         except Exception as exc:  # the judge's failure is recorded on the question
-            text = " ".join(str(exc).split()) or type(exc).__name__
-            return JudgeVerdict(self.model, None, error=f"judge failed: {text}"[:500])
+            return self._failed(exc)
+        if outcome.error is not None:
+            return self._failed(outcome.error)
+        last = outcome.response
         return parse_verdict(self.model, last.output_text if last is not None else "")
+
+    def _failed(self, exc: Exception) -> JudgeVerdict:
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        return JudgeVerdict(self.model, None, error=f"judge failed: {text}"[:500])

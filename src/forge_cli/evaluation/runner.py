@@ -2,18 +2,21 @@
 
 The runner does no I/O of its own. It takes a *responder factory* (dependency injection): the
 CLI passes one that answers exactly as ``forge ask`` does (same backend, agent loop and tools);
-tests pass scripted ones. Results are reported to ``on_result`` as they complete (for the JSONL
-file and the progress bar) and kept in :attr:`Evaluator.results`, so an interrupted run still
-has everything it finished. The final report is in dataset order whatever the concurrency.
+tests pass scripted ones. Each question goes through the same turn runner as ``forge ask`` and
+``forge chat`` (:func:`forge_cli.agent.turn.run_turn`). Results are reported to ``on_result`` as
+they complete (for the JSONL file and the progress bar) and kept in :attr:`Evaluator.results`,
+so an interrupted run still has everything it finished. The final report is in dataset order
+whatever the concurrency.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from forge_cli.agent.turn import Responder, run_turn
 from forge_cli.errors import UsageError
 from forge_cli.evaluation.cases import EvalCase
 from forge_cli.evaluation.judge import Judge
@@ -21,7 +24,6 @@ from forge_cli.evaluation.requests import RequestDefaults, build_case_request
 from forge_cli.evaluation.results import CaseResult
 from forge_cli.evaluation.scoring import score_case, with_judge
 from forge_cli.evaluation.summary import EvalSummary, summarize
-from forge_cli.protocol.request import Request
 from forge_cli.protocol.response import Response
 
 __all__ = [
@@ -35,10 +37,6 @@ __all__ = [
 ]
 
 MAX_CONCURRENCY = 64
-
-Responder = Callable[[Request], AsyncIterator[Response | object]]
-"""Answers a request: snapshots (the last one is final), possibly interleaved with agent-loop
-events; failures raise. The same shape as :data:`forge_cli.repl.turn.Responder`."""
 
 ResponderFactory = Callable[[EvalCase], Responder]
 """The responder that answers a given question (usually the same one for every question)."""
@@ -115,9 +113,8 @@ class Evaluator:
         start = self._clock()
         try:
             request = build_case_request(case, self._defaults)
-            async for update in self._responders(case)(request):
-                if isinstance(update, Response):
-                    last = update
+            outcome = await run_turn(self._responders(case), request)
+            last, error = outcome.response, outcome.error
         except Exception as exc:  # any failure belongs to this question; the run goes on
             error = exc
         latency = max(0.0, self._clock() - start)

@@ -1,8 +1,12 @@
 """Type guards: one per output item kind, annotation kind and tool kind.
 
-Renderers and the agent loop dispatch through these (a registry keyed by guard), never through
-if/elif chains on class names. ``ITEM_GUARDS``, ``ANNOTATION_GUARDS`` and ``TOOL_GUARDS`` list them
-so a test can check that every union member has its guard.
+Renderers dispatch items through these: ``render.items.ITEM_RENDERERS`` is a registry of
+``RegistryEntry(guard, renderer, kind)`` entries, generic in the item type, so mypy rejects a guard
+paired with another kind's renderer. Code that handles only a few kinds (the agent state and
+drivers, the Chat Completions request builder, the stream builder) uses these guards or a
+``match`` on the item classes, never if/elif chains of ``isinstance``. ``ITEM_GUARDS``,
+``ANNOTATION_GUARDS`` and ``TOOL_GUARDS`` list them so a test can check that every union member has
+its guard.
 """
 
 from __future__ import annotations

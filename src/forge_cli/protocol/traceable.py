@@ -1,4 +1,10 @@
-"""Progress and an execution trace for long-running tool calls (Knowledge Forge style)."""
+"""Progress and an execution trace for long-running tool calls (Knowledge Forge style).
+
+The rules live here once: :func:`unit_progress` (0..1, a percentage some servers send is scaled)
+and :func:`trace_line` / :func:`append_trace` (``[HH:MM:SS] [step] message`` lines joined by
+newlines). The local engine uses them to produce items and ``.progress`` events; the stream
+builder uses them to fold those events into snapshots.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +14,33 @@ from pydantic import field_validator
 
 from forge_cli.protocol._base import WireModel
 
-__all__ = ["TraceableToolCall"]
+__all__ = ["TraceableToolCall", "append_trace", "trace_line", "unit_progress"]
+
+
+def unit_progress(value: float) -> float:
+    """``value`` as a fraction 0..1; values in (1, 100] are read as a percentage."""
+    number = float(value)
+    if 1.0 < number <= 100.0:
+        number /= 100.0
+    return min(1.0, max(0.0, number))
+
+
+def trace_line(message: str, step: str | None = None, *, now: float | None = None) -> str:
+    """One trace line, ``[HH:MM:SS] [step] message``, stamped with local time ``now``."""
+    stamp = time.strftime("%H:%M:%S", time.localtime(now))
+    return f"[{stamp}] [{step}] {message}" if step else f"[{stamp}] {message}"
+
+
+def append_trace(trace: str | None, line: str) -> str:
+    """``trace`` with ``line`` added as its last line."""
+    return f"{trace}\n{line}" if trace else line
 
 
 class TraceableToolCall(WireModel):
     """A tool call that reports ``progress`` (0..1) and a newline-separated ``execution_trace``.
 
-    Trace lines look like ``[HH:MM:SS] [step] message``. The mutators are for producers (the
-    local engine builds its own items with them); snapshots handed to renderers are never mutated.
+    Trace lines look like ``[HH:MM:SS] [step] message`` (:func:`trace_line`). Items are values:
+    producers build new ones (the stream builder copies with ``model_copy``), renderers only read.
     """
 
     progress: float | None = None
@@ -25,21 +50,8 @@ class TraceableToolCall(WireModel):
     @classmethod
     def _clamp_progress(cls, value: object) -> object:
         if isinstance(value, int | float) and not isinstance(value, bool):
-            number = float(value)
-            if number > 1.0 and number <= 100.0:
-                number /= 100.0  # some servers send a percentage
-            return min(1.0, max(0.0, number))
+            return unit_progress(value)
         return value
-
-    def set_progress(self, progress: float) -> None:
-        """Set progress, clamped to 0..1."""
-        self.progress = min(1.0, max(0.0, float(progress)))
-
-    def append_trace(self, message: str, step: str | None = None) -> None:
-        """Append one trace line stamped with the local time."""
-        stamp = time.strftime("%H:%M:%S")
-        line = f"[{stamp}] [{step}] {message}" if step else f"[{stamp}] {message}"
-        self.execution_trace = f"{self.execution_trace}\n{line}" if self.execution_trace else line
 
     def trace_lines(self, last: int | None = None) -> list[str]:
         """The trace as lines (only the last ``last`` ones when given)."""

@@ -17,6 +17,7 @@ so :func:`collect_citations` on the final snapshot gives the numbers the screen 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -244,16 +245,17 @@ class MessageCitations:
             n = numbering.number(key, resolved[1] if resolved else None)
             edits.append((match.start(), match.end(), f"[{n}]"))
         if not self.marker_mode:
-            edits.extend(self._inserts(block, annotations, numbering))
+            edits.extend(self._inserts(text, block, annotations, numbering))
         return _apply(segment, edits)
 
     def _inserts(
         self,
+        text: str,
         block: Block,
         annotations: list[tuple[int | None, Annotation]],
         numbering: CitationNumbering,
     ) -> Iterator[tuple[int, int, str]]:
-        placed: set[tuple[int, int]] = set()
+        placed: dict[tuple[int, int], list[int]] = {}
         ordered = sorted(
             (pos, i, ann) for i, (pos, ann) in enumerate(annotations) if pos is not None
         )
@@ -263,10 +265,20 @@ class MessageCitations:
             src = source_of(ann)
             assert src is not None
             at = min(max(pos, block.start), block.end) - block.start
+            # The agent loop annotates the `[n]` the model wrote (client-side retrieval) at the
+            # position just after it: renumber that marker instead of adding a second one.
+            written = _CLIENT_MARKER.search(text, block.start, block.start + at)
+            start = written.start() - block.start if written is not None else at
+            numbers = placed.setdefault((start, at), [])
             n = numbering.number(src[0], src[1])
-            if (at, n) not in placed:
-                placed.add((at, n))
-                yield (at, at, f"[{n}]")
+            if n not in numbers:
+                numbers.append(n)
+        for (start, at), numbers in placed.items():
+            yield (start, at, "".join(f"[{n}]" for n in numbers))
+
+
+_CLIENT_MARKER = re.compile(r"\[\d{1,4}(?:\s*,\s*\d{1,4})*\]$")
+"""A `[n]` / `[n, m]` marker ending where a client-side citation annotation points."""
 
 
 def _apply(segment: str, edits: list[tuple[int, int, str]]) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
 
+from forge_cli.errors import ForgeError, StreamError
 from forge_cli.protocol.guards import (
     is_code_interpreter_call,
     is_computer_call,
@@ -36,7 +37,7 @@ from forge_cli.render.context import item_key
 from forge_cli.render.summary import error_text
 from forge_cli.render.timing import ItemClock
 
-__all__ = ["SCHEMA_ID", "answer_document", "item_document", "load_schema"]
+__all__ = ["SCHEMA_ID", "answer_document", "error_code", "item_document", "load_schema"]
 
 SCHEMA_ID = "forge.answer/v1"
 
@@ -187,6 +188,28 @@ def _items(response: Response, clock: ItemClock | None) -> list[Fields]:
     return docs
 
 
+def error_code(error: BaseException | str) -> str:
+    """The documented machine-readable code of ``error`` (docs/json-output.md)."""
+    if isinstance(error, ForgeError):
+        return error.error_code
+    if isinstance(error, BaseException):
+        return "internal_error"
+    return ForgeError.error_code
+
+
+def _error_object(response: Response, error: BaseException | str | None) -> Fields | None:
+    message = error_text(error) if error is not None else None
+    if error is not None and message is not None:
+        server = getattr(error, "code", None) if isinstance(error, StreamError) else None
+        return {"code": error_code(error), "message": message,
+                "server_code": server if isinstance(server, str) else None}  # fmt: skip
+    if response.error is not None:
+        return {"code": StreamError.error_code,
+                "message": response.error.message or response.error.code or "failed",
+                "server_code": response.error.code}  # fmt: skip
+    return None
+
+
 def answer_document(
     response: Response,
     *,
@@ -194,22 +217,27 @@ def answer_document(
     clock: ItemClock | None = None,
     interrupted: bool = False,
     error: BaseException | str | None = None,
+    status: str | None = None,
 ) -> Fields:
-    """The ``forge.answer/v1`` document of a (final) snapshot."""
+    """The ``forge.answer/v1`` document of a (final) snapshot.
+
+    ``status`` is the turn's outcome (``completed``, ``incomplete``, ``failed``,
+    ``interrupted``) when the caller knows it (the turn runner does); otherwise it is derived
+    from the snapshot, and an answer that ended in ``error`` is ``failed``.
+    """
     numbering = CitationNumbering()
     cited = ["\n\n".join(cite_message(item, numbering))
              for item in response.output if is_message(item)]  # fmt: skip
     found = numbering.finalize(response)
-    status = "interrupted" if interrupted else (response.status or "in_progress")
-    err: Fields | None = None
-    message = error_text(error) if error is not None else None
-    if message is not None:
-        code = None
-        if isinstance(error, BaseException):
-            code = getattr(error, "code", None) or type(error).__name__
-        err = {"code": code if isinstance(code, str) else None, "message": message}
-    elif response.error is not None:
-        err = {"code": response.error.code, "message": response.error.message}
+    err = _error_object(response, error)
+    if interrupted:
+        final_status = "interrupted"
+    elif status is not None:
+        final_status = status
+    elif err is not None and response.status in (None, "in_progress", "queued"):
+        final_status = "failed"  # never "in_progress" for an answer that ended in an error
+    else:
+        final_status = response.status or "in_progress"
     usage = response.usage.model_dump(mode="json") if response.usage is not None else None
     timings = None
     if clock is not None:
@@ -220,7 +248,7 @@ def answer_document(
         "schema": SCHEMA_ID,
         "id": response.id,
         "model": response.model,
-        "status": status,
+        "status": final_status,
         "text": response.output_text,
         "text_cited": "\n\n".join(cited),
         "items": _items(response, clock),

@@ -1,77 +1,73 @@
-"""Agent-loop events as the renderers accept them: any value with a ``type``.
+"""Agent-loop events on screen: which ones are news, and the notice line that says so.
 
-The agent loop reports things snapshots do not show: a tool call blocked by a hook, the
-iteration limit reached, a notice. Renderers accept a mapping (``{"type": ..., ...}``), a pydantic
-model or a dataclass; :func:`as_event_dict` turns each into a plain dict. Rich and plain mode
-print a *notice* for events that carry news (see :func:`notice_for`); JSONL writes every event.
+Renderers receive the typed :data:`~forge_cli.protocol.loop_events.LoopEvent` values and
+dispatch here with ``match``: a new event type is a mypy error until it is handled. Rich and
+plain mode print a notice for a blocked call, a failed call, the iteration limit, a driver
+retry, dropped tools and the loop's own notices; a started or completed call, a new iteration and
+the evaluator's verdict are not news (the snapshots already show the tool calls). JSONL writes
+every event (``render/json_renderer.py``). All text the model or a tool wrote is sanitised.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
-from typing import Any
+from typing import assert_never
 
 from rich.text import Text
 
+from forge_cli.protocol.loop_events import (
+    DriverRetry,
+    EvaluatorDecision,
+    IterationLimitReached,
+    IterationStarted,
+    LoopEvent,
+    Notice,
+    ToolCallBlocked,
+    ToolCallCompleted,
+    ToolCallFailed,
+    ToolCallStarted,
+    ToolsDropped,
+)
 from forge_cli.render.glyphs import Glyphs, Phase, status_look
 from forge_cli.sanitize import sanitize_inline
 
-__all__ = ["as_event_dict", "notice_for", "notice_parts"]
+__all__ = ["notice_for", "notice_parts"]
+
+_BY = {"hook": "a hook", "approval": "approval", "executor": "the executor"}
 
 
-def as_event_dict(event: object) -> dict[str, Any]:
-    """A plain dict with at least a string ``type``."""
-    data: dict[str, Any]
-    if isinstance(event, Mapping):
-        data = dict(event)
-    elif hasattr(event, "model_dump"):
-        data = dict(event.model_dump(mode="json"))
-    elif dataclasses.is_dataclass(event) and not isinstance(event, type):
-        data = dataclasses.asdict(event)
-    else:
-        data = {"type": str(event)}
-    data["type"] = str(data.get("type") or getattr(event, "type", "") or "event")
-    return data
+def _described(event: LoopEvent) -> tuple[Phase, str] | None:
+    match event:
+        case ToolCallStarted() | ToolCallCompleted() | IterationStarted() | EvaluatorDecision():
+            return None
+        case ToolCallBlocked(name=name, reason=reason, by=by):
+            return "blocked", f"tool call blocked by {_BY[by]}: {name} ({reason})"
+        case ToolCallFailed(name=name, error=error):
+            return "failed", f"tool call failed: {name} ({error})"
+        case IterationLimitReached():
+            return "incomplete", event.message
+        case DriverRetry(attempt=attempt, error=error):
+            return "incomplete", f"retrying the model (attempt {attempt}): {error}"
+        case ToolsDropped(names=names, limit=limit):
+            return "incomplete", (
+                f"tools left out (a request carries at most {limit}): {', '.join(names)}"
+            )
+        case Notice(message=message, level=level):
+            return ("incomplete" if level == "warning" else "running"), message
+        case _:
+            assert_never(event)
 
 
-_PHASES: list[tuple[tuple[str, ...], Phase]] = [
-    (("blocked", "denied", "rejected"), "blocked"),
-    (("limit",), "incomplete"),
-    (("error", "failed"), "failed"),
-    (("warning", "notice", "info", "retry"), "incomplete"),
-]
-
-
-def _describe(event: dict[str, Any]) -> str:
-    message = event.get("message") or event.get("reason")
-    name = event.get("name") or event.get("tool") or event.get("tool_name")
-    limit = event.get("limit")
-    parts = [event["type"].replace("_", " ").replace(".", " ")]
-    if name:
-        parts.append(str(name))
-    if limit is not None:
-        parts.append(f"limit {limit}")
-    text = ": ".join([parts[0], " ".join(parts[1:])]) if len(parts) > 1 else parts[0]
-    return f"{text} ({message})" if message and message != name else text
-
-
-def notice_parts(event: dict[str, Any]) -> tuple[Phase, str] | None:
-    """The phase and one-line description of an event worth a notice, else ``None``.
-
-    Events whose type mentions blocked/denied/rejected, limit, error/failed, or
-    warning/notice/info/retry get a notice; so does any event carrying a ``message``.
-    Started/completed events are not news: snapshots already show those tool calls.
-    """
-    kind = event["type"].lower()
-    phase = next((p for words, p in _PHASES if any(w in kind for w in words)), None)
-    if phase is None and not event.get("message"):
+def notice_parts(event: LoopEvent) -> tuple[Phase, str] | None:
+    """The phase and sanitised one-line text of an event worth a notice, else ``None``."""
+    described = _described(event)
+    if described is None:
         return None
-    return (phase or "running"), sanitize_inline(_describe(event))
+    phase, text = described
+    return phase, sanitize_inline(" ".join(text.split()))
 
 
-def notice_for(event: dict[str, Any], glyphs: Glyphs) -> Text | None:
-    """A notice line for rich mode."""
+def notice_for(event: LoopEvent, glyphs: Glyphs) -> Text | None:
+    """A notice line for rich mode (``running`` = an informational notice, drawn dim)."""
     parts = notice_parts(event)
     if parts is None:
         return None

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import Any, Protocol, TextIO
+from typing import Protocol, TextIO
 
 from forge_cli.errors import UsageError
+from forge_cli.protocol.loop_events import LoopEvent
 from forge_cli.protocol.response import Response
 from forge_cli.render.citations import Citation
 from forge_cli.render.console import Mode, make_console
@@ -28,8 +28,8 @@ class Renderer(Protocol):
         """The next snapshot of the answer."""
         ...
 
-    def on_event(self, event: Mapping[str, Any] | object) -> None:
-        """An agent-loop event: a mapping (or model/dataclass) with a string ``type``."""
+    def on_event(self, event: LoopEvent) -> None:
+        """An agent-loop event (typed; dispatch with ``match``, see ``render/events.py``)."""
         ...
 
     def tick(self) -> bool:
@@ -50,8 +50,14 @@ class Renderer(Protocol):
         *,
         interrupted: bool = False,
         error: BaseException | str | None = None,
+        status: str | None = None,
     ) -> None:
-        """The answer ended (``response`` is the final snapshot; default: the last one seen)."""
+        """The answer ended (``response`` is the final snapshot; default: the last one seen).
+
+        ``status`` is the turn's outcome from the turn runner (``completed``, ``incomplete``,
+        ``failed``, ``interrupted``); the JSON document reports it, the terminal views show the
+        error and the response's own state.
+        """
         ...
 
 

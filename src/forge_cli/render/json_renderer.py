@@ -9,15 +9,14 @@ escaped so that printing it raw cannot drive a terminal (``sanitize.json_dumps_s
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from typing import Any, TextIO
 
 from forge_cli.protocol.guards import is_message, is_reasoning
+from forge_cli.protocol.loop_events import LoopEvent, event_payload
 from forge_cli.protocol.response import Response
 from forge_cli.render.citations import Citation, CitationNumbering, collect_citations
 from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.document import answer_document, item_document
-from forge_cli.render.events import as_event_dict
 from forge_cli.render.glyphs import UNICODE
 from forge_cli.render.settle import settled
 from forge_cli.render.timing import Clock, ItemClock
@@ -48,7 +47,7 @@ class JsonRenderer:
         self._last = response
         _observe(self.clock, response, final=False)
 
-    def on_event(self, event: Mapping[str, Any] | object) -> None:
+    def on_event(self, event: LoopEvent) -> None:
         """Agent-loop events are not part of the single document."""
 
     def tick(self) -> bool:
@@ -61,12 +60,13 @@ class JsonRenderer:
 
     def document(
         self, response: Response, *, interrupted: bool = False,
-        error: BaseException | str | None = None,
+        error: BaseException | str | None = None, status: str | None = None,
     ) -> dict[str, Any]:  # fmt: skip
         """The ``forge.answer/v1`` document of ``response``."""
         self._citations = collect_citations(response)
         return answer_document(response, citations=self._citations, clock=self.clock,
-                               interrupted=interrupted, error=error)  # fmt: skip
+                               interrupted=interrupted, error=error,
+                               status=status)  # fmt: skip
 
     def finish(
         self,
@@ -74,6 +74,7 @@ class JsonRenderer:
         *,
         interrupted: bool = False,
         error: BaseException | str | None = None,
+        status: str | None = None,
     ) -> None:
         """Print the document."""
         if self._finished:
@@ -81,7 +82,7 @@ class JsonRenderer:
         final = response if response is not None else (self._last or Response())
         _observe(self.clock, final, final=True)
         self.clock.close(self.clock.now())
-        doc = self.document(final, interrupted=interrupted, error=error)
+        doc = self.document(final, interrupted=interrupted, error=error, status=status)
         self._finished = True
         self.stdout.write(json_dumps_safe(doc, indent=2) + "\n")
         self.stdout.flush()
@@ -129,13 +130,11 @@ class JsonlRenderer(JsonRenderer):
         self._diff(response, _observe(self.clock, response, final=False))
         self.stdout.flush()
 
-    def on_event(self, event: Mapping[str, Any] | object) -> None:
+    def on_event(self, event: LoopEvent) -> None:
         """Every agent-loop event becomes an ``agent.<type>`` line."""
         if self._finished:
             return
-        data = as_event_dict(event)
-        kind = data.pop("type")
-        self._emit(f"agent.{kind}", data)
+        self._emit(f"agent.{event.type}", event_payload(event))
         self.stdout.flush()
 
     def finish(
@@ -144,6 +143,7 @@ class JsonlRenderer(JsonRenderer):
         *,
         interrupted: bool = False,
         error: BaseException | str | None = None,
+        status: str | None = None,
     ) -> None:
         """Emit the remaining changes, then the ``answer`` line."""
         if self._finished:
@@ -151,7 +151,7 @@ class JsonlRenderer(JsonRenderer):
         final = response if response is not None else (self._last or Response())
         self._diff(final, _observe(self.clock, final, final=True))
         self.clock.close(self.clock.now())
-        doc = self.document(final, interrupted=interrupted, error=error)
+        doc = self.document(final, interrupted=interrupted, error=error, status=status)
         self._finished = True
         self._emit("answer", doc)
         self.stdout.flush()

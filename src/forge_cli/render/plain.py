@@ -9,13 +9,13 @@ renderer's lines drawn by a colourless, non-terminal console, so they carry no e
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import Any, TextIO
+from typing import TextIO
 
 from rich.console import Console
 
 from forge_cli.protocol.guards import is_message
 from forge_cli.protocol.items import Message
+from forge_cli.protocol.loop_events import LoopEvent
 from forge_cli.protocol.response import Response
 from forge_cli.render.blocks import Block
 from forge_cli.render.citations import (
@@ -25,7 +25,7 @@ from forge_cli.render.citations import (
     positioned_annotations,
 )
 from forge_cli.render.context import RenderContext, item_key
-from forge_cli.render.events import as_event_dict, notice_parts
+from forge_cli.render.events import notice_parts
 from forge_cli.render.glyphs import ASCII, UNICODE
 from forge_cli.render.items import ITEM_RENDERERS, ItemRegistry
 from forge_cli.render.markers import PARTIAL_MARKER_RE
@@ -35,6 +35,10 @@ from forge_cli.render.timing import Clock, ItemClock
 from forge_cli.sanitize import sanitize
 
 __all__ = ["PlainRenderer"]
+
+
+def _finished(item: object) -> bool:
+    return bool(getattr(item, "is_done", False))
 
 
 class _Progress:
@@ -92,9 +96,9 @@ class PlainRenderer:
             self._last = response
             self._update(response, final=False)
 
-    def on_event(self, event: Mapping[str, Any] | object) -> None:
+    def on_event(self, event: LoopEvent) -> None:
         """Agent-loop news becomes one line on stderr."""
-        parts = notice_parts(as_event_dict(event))
+        parts = notice_parts(event)
         if parts is not None and not self._finished:
             self._err.print(f"{self.glyphs.icon(parts[0])} {parts[1]}", markup=False)
 
@@ -112,6 +116,7 @@ class PlainRenderer:
         *,
         interrupted: bool = False,
         error: BaseException | str | None = None,
+        status: str | None = None,
     ) -> None:
         """Flush the rest of the text; the Sources list on stdout; notes on stderr."""
         if self._finished:
@@ -154,7 +159,9 @@ class PlainRenderer:
             elif done and key not in self._settled:
                 self._settled.add(key)
                 self._status(item, key, ctx)
-            elif not done and key not in self._announced:
+            elif not done and key not in self._announced and not _finished(item):
+                # A call that arrives already finished is printed once, when it settles (its
+                # final fields may still come); announcing it too printed it twice.
                 self._announced.add(key)
                 ctx.final = False
                 self._status(item, key, ctx)

@@ -15,8 +15,6 @@ notes, so the scrollback ends up equal to :meth:`RichRenderer.render_static` of 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -25,6 +23,7 @@ from rich.text import Text
 from forge_cli.prompting import on_prompt
 from forge_cli.protocol.guards import is_function_call, is_message
 from forge_cli.protocol.items import Message
+from forge_cli.protocol.loop_events import LoopEvent
 from forge_cli.protocol.response import Response
 from forge_cli.render.blocks import Block, BlockSplitter
 from forge_cli.render.citations import (
@@ -34,7 +33,7 @@ from forge_cli.render.citations import (
     positioned_annotations,
 )
 from forge_cli.render.context import RenderContext, item_key
-from forge_cli.render.events import as_event_dict, notice_for
+from forge_cli.render.events import notice_for
 from forge_cli.render.glyphs import ASCII, UNICODE
 from forge_cli.render.items import ITEM_RENDERERS, ItemRegistry, markdown_block, refusal_line
 from forge_cli.render.live import LiveView, tail_lines
@@ -174,11 +173,11 @@ class RichRenderer:
             return 0.0
         return max(0.0, self._last_tick + self._interval - self.clock.now())
 
-    def on_event(self, event: Mapping[str, Any] | object) -> None:
+    def on_event(self, event: LoopEvent) -> None:
         """An agent-loop event: news (blocked, limits, errors, messages) becomes a notice line."""
         if self._finished:
             return
-        notice = notice_for(as_event_dict(event), self.glyphs)
+        notice = notice_for(event, self.glyphs)
         if notice is not None:
             self._pending.extend(self._layout.place("status", [notice]))
             if not self._paused:
@@ -190,6 +189,7 @@ class RichRenderer:
         *,
         interrupted: bool = False,
         error: BaseException | str | None = None,
+        status: str | None = None,
     ) -> None:
         """Print everything left, the Sources list and status notes; stop the live region."""
         if self._finished:

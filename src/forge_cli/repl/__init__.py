@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     )
     from forge_cli.repl.session import IDLE_INTERRUPT_HINT, ChatSession, LineReader
     from forge_cli.repl.turn import Responder, backend_responder
-    from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory
+    from forge_cli.repl.view import TurnView, ViewFactory
 
 _WHERE = {
     "IDLE_INTERRUPT_HINT": "session",
@@ -43,7 +43,6 @@ _WHERE = {
     "DocumentInfo": "knowledge",
     "KnowledgePort": "knowledge",
     "LineReader": "session",
-    "PlainTurnView": "view",
     "ProgressFn": "knowledge",
     "ProgressLine": "knowledge",
     "Responder": "turn",
@@ -67,7 +66,6 @@ __all__ = [
     "DocumentInfo",
     "KnowledgePort",
     "LineReader",
-    "PlainTurnView",
     "ProgressFn",
     "ProgressLine",
     "Responder",

@@ -11,9 +11,9 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from forge_cli.agent.events import Notice
 from forge_cli.mcp.manager import McpManager
 from forge_cli.mcp.present import present
+from forge_cli.protocol.loop_events import AnswerUpdate, Notice
 from forge_cli.protocol.request import Request
 from forge_cli.protocol.response import Response
 from forge_cli.repl.turn import Responder
@@ -34,7 +34,7 @@ def mcp_responder(
 
     lookup = manager.lookup
 
-    async def respond(request: Request) -> AsyncIterator[Response | object]:
+    async def respond(request: Request) -> AsyncIterator[AnswerUpdate]:
         await manager.prepare()
         for message in manager.drain_notices():
             yield Notice(message)
@@ -49,10 +49,10 @@ def mcp_responder(
 
 
 async def _with_progress(
-    updates: AsyncIterator[Response | object],
+    updates: AsyncIterator[AnswerUpdate],
     manager: McpManager,
     lookup: Callable[[str], tuple[str, str] | None],
-) -> AsyncIterator[Response | object]:
+) -> AsyncIterator[AnswerUpdate]:
     """The inner updates (snapshots presented), plus a redraw on every progress change."""
     source = aiter(updates)
     pending: asyncio.Future[Any] = asyncio.ensure_future(anext(source, _END))

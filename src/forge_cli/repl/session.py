@@ -14,19 +14,21 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from forge_cli.conversations.model import Conversation, SessionSettings, Turn, TurnStatus
+from forge_cli.agent.turn import Responder, TurnOutcome, run_turn
+from forge_cli.conversations.model import Conversation, SessionSettings, Turn
 from forge_cli.conversations.requests import build_request
 from forge_cli.conversations.store import ConversationStore
-from forge_cli.errors import ForgeError, ToolIterationLimitError
+from forge_cli.errors import ForgeError
+from forge_cli.protocol.loop_events import AnswerUpdate
 from forge_cli.protocol.response import Response
 from forge_cli.repl.commands import REGISTRY, CommandResult
 from forge_cli.repl.knowledge import KnowledgePort
-from forge_cli.repl.turn import Responder
-from forge_cli.repl.view import PlainTurnView, TurnView, ViewFactory
+from forge_cli.repl.view import RendererView, TurnView, ViewFactory, view_end, view_sink
 from forge_cli.sanitize import sanitize
 
 if TYPE_CHECKING:
     from forge_cli.mcp.manager import McpManager
+    from forge_cli.render.plain import PlainRenderer
 
 __all__ = ["IDLE_INTERRUPT_HINT", "ChatSession", "LineReader"]
 
@@ -65,7 +67,7 @@ class ChatSession:
         self.out = out
         self.err = err or out
         self.store = store
-        self.view_factory: ViewFactory = view_factory or (lambda: PlainTurnView(out))
+        self.view_factory: ViewFactory = view_factory or (lambda: _plain_view(out, self.err))
         self.knowledge = knowledge
         self.stores_responses = stores_responses
         self.default_model = default_model
@@ -73,7 +75,8 @@ class ChatSession:
         self.editor = editor
         self.vector_store_cache: list[str] = []
         self.mcp = mcp  # the session's McpManager (forge_cli.mcp), for /mcp and completion
-        self._task: asyncio.Task[Response | None] | None = None
+        self._task: asyncio.Task[TurnOutcome] | None = None
+        self._outcome: TurnOutcome | None = None
         self._last: Response | None = None
         self._sigint_owned = False
 
@@ -193,28 +196,33 @@ class ChatSession:
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
-    async def _consume(self, text: str, view: TurnView) -> Response | None:
+    async def _consume(self, text: str, view: TurnView) -> TurnOutcome:
         request = build_request(
             self.conversation,
             text,
             stores_responses=self.stores_responses,
             model=self.default_model,
         )
-        async for update in self.responder(request):
+        show = view_sink(view)
+        finish = view_end(view)
+
+        def on_update(update: AnswerUpdate) -> None:
             if isinstance(update, Response):
                 self._last = update
-                view.update(update)
-            else:
-                view.event(update)
-        return self._last
+            show(update)
+
+        def on_end(outcome: TurnOutcome) -> None:
+            self._outcome = outcome
+            finish(outcome)
+
+        return await run_turn(self.responder, request, on_update=on_update, on_end=on_end)
 
     async def send(self, text: str) -> Turn:
         """Send ``text``, show the answer as it streams, record and save the turn."""
         view = self.view_factory()
         self._last = None
+        self._outcome = None
         self._task = asyncio.create_task(self._consume(text, view))
-        status: TurnStatus = "completed"
-        error: str | None = None
         if self._sigint_owned:
             await asyncio.wait({self._task})
         else:
@@ -223,21 +231,30 @@ class ChatSession:
         try:
             self._task.result()
         except asyncio.CancelledError:
-            status = "interrupted"
-        except ToolIterationLimitError as exc:
-            status, error = "incomplete", exc.one_line()
-        except ForgeError as exc:
-            status, error = "failed", exc.one_line()
+            pass  # the runner reported the interrupted outcome before the cancellation went up
         finally:
             self._task = None
-        final = self.last_snapshot()
-        if status == "completed" and final is not None and final.status == "incomplete":
-            status = "incomplete"
-        view.finish(final, status=status, error=error)
-        turn = Turn.from_response(text, final, status=status, error=error)
+        outcome = self._outcome
+        if outcome is None:  # cancelled before the runner started: nothing was shown
+            outcome = TurnOutcome("interrupted", None)
+            view.finish(None, status="interrupted", error=None)
+        turn = Turn.from_response(
+            text, outcome.response, status=outcome.status, error=outcome.error_line
+        )
         self.conversation.add_turn(turn)
         self.save()
         return turn
+
+
+def _plain_view(out: TextIO, err: TextIO) -> RendererView:
+    """The default view: the plain renderer (answer on ``out``, status lines on ``err``)."""
+
+    def renderer() -> PlainRenderer:
+        from forge_cli.render.plain import PlainRenderer
+
+        return PlainRenderer(out, err)
+
+    return RendererView(renderer)
 
 
 @contextlib.contextmanager

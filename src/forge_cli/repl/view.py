@@ -1,8 +1,8 @@
-"""How a turn reaches the screen: the :class:`TurnView` seam and a plain fallback.
+"""How a turn reaches the screen: the :class:`TurnView` seam over the render layer.
 
-The chat session only talks to a ``TurnView``. :func:`default_view_factory` uses the render
-layer's renderers when they are installed and otherwise :class:`PlainTurnView`, a small
-append-only text view (answer on ``out``, tool lines on ``out`` too so the REPL reads in order).
+The chat session and ``forge ask`` only talk to a ``TurnView``; :class:`RendererView` draws with
+one of the render layer's renderers (rich, plain, json or jsonl). There is no second renderer
+here: a session built without a view factory uses the plain renderer.
 
 :class:`RendererView` also keeps a throttled renderer's screen fresh between updates: after each
 update it arms one event-loop timer for when the renderer says a redraw is due (a throttled
@@ -14,18 +14,22 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol
+
+from forge_cli.agent.turn import OutcomeSink, TurnOutcome, UpdateSink
 
 if TYPE_CHECKING:
+    from forge_cli.agent.turn import TurnStatus
+    from forge_cli.protocol.loop_events import AnswerUpdate, LoopEvent
     from forge_cli.protocol.response import Response
-from forge_cli.sanitize import sanitize
 
 __all__ = [
-    "PlainTurnView",
     "RendererView",
     "Scheduler",
     "TurnView",
     "ViewFactory",
+    "view_end",
+    "view_sink",
 ]
 
 
@@ -36,16 +40,43 @@ class TurnView(Protocol):
         """Show the latest snapshot."""
         ...
 
-    def event(self, event: object) -> None:
-        """An agent-loop event (tool started, notice, iteration limit...)."""
+    def event(self, event: LoopEvent) -> None:
+        """An agent-loop event (a call blocked or failed, the iteration limit, a notice...)."""
         ...
 
-    def finish(self, snapshot: Response | None, *, status: str, error: str | None) -> None:
+    def finish(
+        self, snapshot: Response | None, *, status: TurnStatus, error: BaseException | None
+    ) -> None:
         """The turn ended (``completed``, ``interrupted``, ``failed`` or ``incomplete``)."""
         ...
 
 
 ViewFactory = Callable[[], TurnView]
+
+
+def view_sink(view: TurnView) -> UpdateSink:
+    """The runner's ``on_update`` for ``view``: snapshots to ``update``, events to ``event``."""
+
+    def sink(update: AnswerUpdate) -> None:
+        # Imported here: `forge ask` sends its request before the response models load.
+        from forge_cli.protocol.response import Response
+
+        match update:
+            case Response():
+                view.update(update)
+            case _:
+                view.event(update)
+
+    return sink
+
+
+def view_end(view: TurnView) -> OutcomeSink:
+    """The turn runner's ``on_end`` for ``view``: finish it with the outcome."""
+
+    def end(outcome: TurnOutcome) -> None:
+        view.finish(outcome.response, status=outcome.status, error=outcome.error)
+
+    return end
 
 
 class _Timer(Protocol):
@@ -62,92 +93,6 @@ def _loop_scheduler(delay: float, callback: Callable[[], None]) -> _Timer | None
     except RuntimeError:  # driven outside an event loop: nothing can fire later
         return None
     return loop.call_later(delay, callback)
-
-
-def _tool_label(item: object) -> str:
-    kind = str(getattr(item, "type", "tool")).removesuffix("_call")
-    queries = getattr(item, "queries", None) or []
-    if hasattr(item, "all_queries"):
-        queries = item.all_queries()
-    name = getattr(item, "name", None) or getattr(item, "file_name", None)
-    detail = " ".join(f'"{q}"' for q in queries) if queries else (name or "")
-    return f"{kind} {detail}".strip()
-
-
-def _tool_summary(item: object) -> str:
-    results = getattr(item, "results", None)
-    if isinstance(results, list):
-        return f"{len(results)} result{'s' if len(results) != 1 else ''}"
-    return str(getattr(item, "status", "") or "")
-
-
-class PlainTurnView:
-    """Append-only text: one line per tool call as it starts and ends, then the answer text."""
-
-    def __init__(self, out: TextIO, *, ascii_only: bool = False) -> None:
-        self.out = out
-        self.ascii_only = ascii_only
-        self._shown_tools: dict[str, str] = {}
-        self._printed: dict[int, int] = {}
-        self._at_line_start = True
-
-    def _write(self, text: str) -> None:
-        if text:
-            self.out.write(sanitize(text))
-            self._at_line_start = text.endswith("\n")
-            self.out.flush()
-
-    def _line(self, text: str) -> None:
-        if not self._at_line_start:
-            self._write("\n")
-        self._write(text + "\n")
-
-    def update(self, snapshot: Response) -> None:
-        """Print what is new since the last snapshot."""
-        from forge_cli.protocol.guards import is_message, is_reasoning, is_tool_call
-
-        for index, item in enumerate(snapshot.output):
-            if is_message(item):
-                text = item.text
-                done = self._printed.get(index, 0)
-                if len(text) > done:
-                    self._write(text[done:])
-                    self._printed[index] = len(text)
-            elif is_tool_call(item) and not is_reasoning(item):
-                key = getattr(item, "id", None) or f"#{index}"
-                state = "done" if getattr(item, "is_done", False) else "running"
-                if self._shown_tools.get(key) != state:
-                    self._shown_tools[key] = state
-                    mark = ("*" if self.ascii_only else "⏺") if state == "running" else "="
-                    if state == "done":
-                        mark = "+" if self.ascii_only else "✓"
-                    label = _tool_label(item)
-                    suffix = f" — {_tool_summary(item)}" if state == "done" else ""
-                    self._line(f"{mark} {label}{suffix}")
-
-    def event(self, event: object) -> None:
-        """Agent-loop notices are shown as one line; other events are visible in snapshots."""
-        message = getattr(event, "message", None)
-        if isinstance(message, str):
-            self._line(f"! {message}")
-
-    def finish(self, snapshot: Response | None, *, status: str, error: str | None) -> None:
-        """Finish the answer: status marker and the numbered sources."""
-        if snapshot is not None:
-            self.update(snapshot)
-        if status == "interrupted":
-            self._line("[interrupted]")
-        elif status in ("failed", "incomplete") and error:
-            self._line(f"error: {error}")
-        elif not self._at_line_start:
-            self._write("\n")
-        from forge_cli.conversations.export import sources_of  # only when a turn ends
-
-        sources = sources_of(snapshot) if snapshot is not None else []
-        if sources:
-            self._write("\nSources:\n")
-            for number, label in sources:
-                self._write(f"  [{number}] {label}\n")
 
 
 class RendererView:
@@ -194,18 +139,22 @@ class RendererView:
             self.renderer.on_snapshot(snapshot)
             self._arm()
 
-    def event(self, event: object) -> None:
+    def event(self, event: LoopEvent) -> None:
         """Pass an agent-loop event on."""
         self._raise_tick_error()
         self.renderer.on_event(event)
         self._arm()
 
-    def finish(self, snapshot: Response | None, *, status: str, error: str | None) -> None:
+    def finish(
+        self, snapshot: Response | None, *, status: TurnStatus, error: BaseException | None
+    ) -> None:
         """Let the renderer print the rest, the sources and the status note."""
         self._finished = True
         self._disarm()
         shown = error if self.report_errors else None
-        self.renderer.finish(snapshot, interrupted=status == "interrupted", error=shown)
+        self.renderer.finish(
+            snapshot, interrupted=status == "interrupted", error=shown, status=status
+        )
 
     # -- keeping the screen fresh between updates --------------------------------------------
 

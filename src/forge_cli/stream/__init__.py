@@ -9,7 +9,7 @@ from forge_cli._lazy import lazy_exports
 if TYPE_CHECKING:
     from forge_cli.stream.builder import SnapshotBuilder
     from forge_cli.stream.diagnostics import StreamDiagnostics
-    from forge_cli.stream.fold import fold
+    from forge_cli.stream.folding import fold, raise_for_failure
     from forge_cli.stream.sse import SSEDecoder, aiter_sse_events, iter_sse_events
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "aiter_sse_events",
     "fold",
     "iter_sse_events",
+    "raise_for_failure",
 ]
 
 _WHERE = {
@@ -26,8 +27,9 @@ _WHERE = {
     "SnapshotBuilder": "builder",
     "StreamDiagnostics": "diagnostics",
     "aiter_sse_events": "sse",
-    "fold": "fold",
+    "fold": "folding",
     "iter_sse_events": "sse",
+    "raise_for_failure": "folding",
 }
 
 __getattr__ = lazy_exports(__name__, _WHERE)

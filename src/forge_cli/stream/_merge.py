@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from forge_cli.protocol._base import evolve
 from forge_cli.protocol.content import ContentPart, OutputText
+from forge_cli.protocol.guards import is_message, is_reasoning
 from forge_cli.protocol.items import Message, OutputItem, Reasoning
 
 __all__ = ["merge_item", "set_part"]
@@ -48,9 +49,9 @@ def merge_item(previous: OutputItem, new: OutputItem) -> OutputItem:
     if getattr(new, "progress", 0.0) is None and getattr(previous, "progress", None) is not None:
         carried["progress"] = getattr(previous, "progress", None)
     merged = new.model_copy(update=carried) if carried else new
-    if isinstance(previous, Message) and isinstance(merged, Message):
+    if is_message(previous) and is_message(merged):
         return _merge_message(previous, merged)
-    if isinstance(previous, Reasoning) and isinstance(merged, Reasoning):
+    if is_reasoning(previous) and is_reasoning(merged):
         return _merge_reasoning(previous, merged)
     return merged
 

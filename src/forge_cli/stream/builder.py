@@ -25,6 +25,7 @@ from forge_cli.protocol.content import (
     SummaryText,
 )
 from forge_cli.protocol.events import EVENT_ALIASES, LIFECYCLE_EVENTS, StreamEvent
+from forge_cli.protocol.guards import is_function_call, is_message, is_reasoning, is_traceable
 from forge_cli.protocol.items import (
     CodeInterpreterCall,
     FunctionCall,
@@ -35,7 +36,7 @@ from forge_cli.protocol.items import (
 from forge_cli.protocol.parse import parse_annotation, parse_item, parse_response
 from forge_cli.protocol.response import Response, ResponseError
 from forge_cli.protocol.text import TextBuffer
-from forge_cli.protocol.traceable import TraceableToolCall
+from forge_cli.protocol.traceable import append_trace, unit_progress
 from forge_cli.stream._merge import merge_item, set_part
 from forge_cli.stream.diagnostics import StreamDiagnostics
 from forge_cli.stream.sse import INVALID_EVENT
@@ -262,7 +263,7 @@ class SnapshotBuilder:
     def _message_at(self, data: dict[str, Any], kind: str) -> tuple[int, Message] | None:
         position = self._require(data, kind, lambda: Message(status="in_progress"))
         item = self._items[position]
-        if not isinstance(item, Message):
+        if not is_message(item):
             self.diagnostics.record("malformed", f"{kind} for a {item.type} item")
             return None
         return position, item
@@ -286,7 +287,7 @@ class SnapshotBuilder:
 
     def _reasoning_part(self, position: int, data: dict[str, Any], raw: dict[str, Any]) -> bool:
         item = self._items[position]
-        assert isinstance(item, Reasoning)
+        assert is_reasoning(item)
         index = _int(data.get("content_index"), len(item.content or []))
         content = list(item.content or [])
         part = ReasoningText(text=str(raw.get("text", "")))
@@ -359,7 +360,7 @@ class SnapshotBuilder:
     def _arguments(self, data: dict[str, Any], *, done: bool) -> bool:
         position = self._require(data, "function_call_arguments", lambda: FunctionCall())
         item = self._items[position]
-        if not isinstance(item, FunctionCall):
+        if not is_function_call(item):
             self.diagnostics.record("malformed", f"function arguments for a {item.type} item")
             return False
         if done:
@@ -395,7 +396,7 @@ class SnapshotBuilder:
     def _reasoning_at(self, data: dict[str, Any], kind: str) -> tuple[int, Reasoning] | None:
         position = self._require(data, kind, lambda: Reasoning(status="in_progress"))
         item = self._items[position]
-        if not isinstance(item, Reasoning):
+        if not is_reasoning(item):
             self.diagnostics.record("malformed", f"{kind} for a {item.type} item")
             return None
         return position, item
@@ -462,18 +463,17 @@ class SnapshotBuilder:
         update: dict[str, Any] = {}
         if status not in _PROGRESS_SUFFIXES:
             update["status"] = status
-        if isinstance(item, TraceableToolCall):
+        if is_traceable(item):
             progress = data.get("progress")
             if isinstance(progress, int | float) and not isinstance(progress, bool):
-                update["progress"] = _unit(float(progress))
+                update["progress"] = unit_progress(progress)
             trace = data.get("execution_trace")
             if isinstance(trace, str):
                 update["execution_trace"] = trace
             line = data.get("trace")
             if isinstance(line, str) and line:
-                previous = item.execution_trace
-                update["execution_trace"] = f"{previous}\n{line}" if previous else line
-        if status == "completed" and isinstance(item, TraceableToolCall):
+                update["execution_trace"] = append_trace(item.execution_trace, line)
+        if status == "completed" and is_traceable(item):
             update.setdefault("progress", 1.0)
         if not update:
             return False
@@ -529,12 +529,6 @@ def _int(value: Any, default: int) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10_000:
         return value
     return default
-
-
-def _unit(value: float) -> float:
-    if 1.0 < value <= 100.0:
-        value /= 100.0
-    return min(1.0, max(0.0, value))
 
 
 _HANDLERS: dict[str, Handler] = {

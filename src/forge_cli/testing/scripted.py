@@ -31,6 +31,7 @@ class ScriptedBackend:
     """
 
     name = "scripted"
+    runs_hosted_tools = True
 
     def __init__(self, scripts: Iterable[Sequence[StreamEvent | dict[str, Any] | BaseException]]):
         self._scripts: list[list[ScriptStep]] = [

@@ -15,11 +15,10 @@ from typing import Protocol
 from forge_cli.agent.events import LoopEvent
 from forge_cli.agent.state import AgentState
 from forge_cli.backends.base import Backend
-from forge_cli.errors import StreamError
 from forge_cli.protocol.items import FunctionCall, OutputItem
 from forge_cli.protocol.request import Request
 from forge_cli.protocol.response import Response, Usage
-from forge_cli.stream import SnapshotBuilder, fold
+from forge_cli.stream import SnapshotBuilder, fold, raise_for_failure
 
 __all__ = ["Driver", "TurnResult", "TurnUpdate", "stream_turn"]
 
@@ -57,10 +56,7 @@ async def stream_turn(backend: Backend, request: Request) -> AsyncIterator[Respo
     async for snapshot in fold(backend.stream(request), builder):
         final = snapshot
         yield snapshot
-    if builder.terminal in ("failed", "error"):
-        error = builder.error
-        message = error.message if error is not None and error.message else "the response failed"
-        raise StreamError(message, code=error.code if error is not None else None)
+    raise_for_failure(builder)
     calls = tuple(item for item in final.output if isinstance(item, FunctionCall))
     yield TurnResult(
         tuple(final.output), calls, final.usage, final.status or "completed", response=final

@@ -23,7 +23,8 @@ from forge_cli.agent.events import EvaluatorDecision
 from forge_cli.agent.state import AgentState
 from forge_cli.backends.base import Backend
 from forge_cli.protocol.content import SummaryText
-from forge_cli.protocol.items import FunctionCall, FunctionCallOutput, Message, Reasoning
+from forge_cli.protocol.guards import is_function_call, is_function_call_output, is_message
+from forge_cli.protocol.items import Reasoning
 from forge_cli.protocol.request import InputMessage
 
 __all__ = ["EvaluatorDriver", "parse_verdict"]
@@ -98,11 +99,9 @@ class EvaluatorDriver:
 
     async def _evaluate(self, backend: Backend, state: AgentState) -> EvaluatorDecision:
         lines = [f"Question: {state.question}", "", "Tool calls so far:"]
-        outputs = {
-            i.call_id: i.output_text for i in state.items if isinstance(i, FunctionCallOutput)
-        }
+        outputs = {i.call_id: i.output_text for i in state.items if is_function_call_output(i)}
         for item in state.items:
-            if isinstance(item, FunctionCall):
+            if is_function_call(item):
                 result = outputs.get(item.call_id, "(no result)")
                 lines.append(f"- {item.name}({item.arguments}) -> {result[:2000]}")
         request = state.request.model_copy(
@@ -119,7 +118,7 @@ class EvaluatorDriver:
         async for update in stream_turn(backend, request):
             if isinstance(update, TurnResult):
                 state.add_usage(update.usage)
-                text = "".join(i.text for i in update.items if isinstance(i, Message))
+                text = "".join(i.text for i in update.items if is_message(i))
         return parse_verdict(text)
 
     async def _output(self, backend: Backend, state: AgentState) -> AsyncIterator[TurnUpdate]:

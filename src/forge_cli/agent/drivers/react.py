@@ -24,6 +24,7 @@ from forge_cli.agent.events import DriverRetry, Notice
 from forge_cli.agent.state import AgentState
 from forge_cli.backends.base import Backend
 from forge_cli.protocol.content import OutputText, SummaryText
+from forge_cli.protocol.guards import is_message
 from forge_cli.protocol.items import (
     FunctionCall,
     FunctionCallOutput,
@@ -120,12 +121,15 @@ class ReActDriver:
             )
             result: TurnResult | None = None
             async for update in stream_turn(backend, request):
-                if isinstance(update, TurnResult):
-                    result = update
+                match update:
+                    case TurnResult():
+                        result = update
+                    case _:
+                        pass  # the deltas of a structured decision are not shown
             if result is None:  # pragma: no cover - stream_turn always ends with a result
                 return
             usage = _add(usage, result.usage)
-            text = "".join(i.text for i in result.items if isinstance(i, Message))
+            text = "".join(i.text for i in result.items if is_message(i))
             try:
                 decision = parse_decision(text, names)
             except ValueError as exc:
@@ -162,22 +166,25 @@ def _transcript(state: AgentState) -> list[InputItem]:
     thoughts: dict[str, str] = {}
     pending_thought = ""
     for item in state.items:
-        if isinstance(item, Reasoning):
-            pending_thought = item.text
-        elif isinstance(item, FunctionCall):
-            thoughts[item.call_id] = pending_thought
-            decision = {
-                "type": "call_tool",
-                "tool": item.name,
-                "args": item.parsed_arguments() or {},
-                "thought": pending_thought,
-            }
-            out.append(InputMessage(role="assistant", content=json.dumps(decision)))
-            pending_thought = ""
-        elif isinstance(item, FunctionCallOutput):
-            out.append(InputMessage(role="user", content=f"Observation: {item.output_text}"))
-        elif isinstance(item, Message):
-            out.append(InputMessage(role="assistant", content=item.text))
+        match item:
+            case Reasoning():
+                pending_thought = item.text
+            case FunctionCall():
+                thoughts[item.call_id] = pending_thought
+                decision = {
+                    "type": "call_tool",
+                    "tool": item.name,
+                    "args": item.parsed_arguments() or {},
+                    "thought": pending_thought,
+                }
+                out.append(InputMessage(role="assistant", content=json.dumps(decision)))
+                pending_thought = ""
+            case FunctionCallOutput():
+                out.append(InputMessage(role="user", content=f"Observation: {item.output_text}"))
+            case Message():
+                out.append(InputMessage(role="assistant", content=item.text))
+            case _:
+                pass  # hosted-tool items are the server's business
     return out
 
 

@@ -9,7 +9,7 @@ from forge_cli.agent.drivers.base import TurnResult, TurnUpdate, stream_turn
 from forge_cli.agent.drivers.tool_tags import extract_tool_call_tags
 from forge_cli.agent.state import AgentState
 from forge_cli.backends.base import Backend
-from forge_cli.protocol.items import FunctionCall
+from forge_cli.protocol.guards import is_function_call
 from forge_cli.protocol.request import ToolChoice
 from forge_cli.protocol.tools import FunctionTool
 
@@ -69,6 +69,6 @@ class ToolCallingDriver:
                 and request.tool_choice != "none"
             ):
                 items = tuple(extract_tool_call_tags(list(update.items), offered))
-                calls = tuple(item for item in items if isinstance(item, FunctionCall))
+                calls = tuple(item for item in items if is_function_call(item))
                 update = TurnResult(items, calls, update.usage, update.status, update.response)
             yield update

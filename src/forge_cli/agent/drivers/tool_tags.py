@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from forge_cli.protocol.content import OutputText
-from forge_cli.protocol.items import FunctionCall, Message, OutputItem
+from forge_cli.protocol.guards import is_message
+from forge_cli.protocol.items import FunctionCall, OutputItem
 
 __all__ = ["TextCall", "extract_tool_call_tags", "find_text_calls"]
 
@@ -197,7 +198,7 @@ def extract_tool_call_tags(
     """Items with calls written as text moved out of messages into :class:`FunctionCall` items."""
     out: list[OutputItem] = []
     for item in items:
-        if not isinstance(item, Message) or not item.text:
+        if not is_message(item) or not item.text:
             out.append(item)
             continue
         calls, rest = find_text_calls(item.text, offered)

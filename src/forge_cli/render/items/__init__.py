@@ -35,7 +35,14 @@ from forge_cli.render.items.mcp import (
 from forge_cli.render.items.message import markdown_block, refusal_line, render_message
 from forge_cli.render.items.readers import render_file_reader, render_page_reader
 from forge_cli.render.items.reasoning import render_reasoning
-from forge_cli.render.items.registry import ItemRegistry, ItemRenderFn, Kind, RegistryEntry
+from forge_cli.render.items.registry import (
+    ItemEntry,
+    ItemRegistry,
+    ItemRenderFn,
+    Kind,
+    RegistryEntry,
+    accept_any,
+)
 from forge_cli.render.items.search import (
     render_file_search,
     render_list_documents,
@@ -44,6 +51,7 @@ from forge_cli.render.items.search import (
 
 __all__ = [
     "ITEM_RENDERERS",
+    "ItemEntry",
     "ItemRegistry",
     "ItemRenderFn",
     "Kind",
@@ -53,10 +61,6 @@ __all__ = [
     "markdown_block",
     "refusal_line",
 ]
-
-
-def _anything(_item: object) -> bool:
-    return True
 
 
 ITEM_RENDERERS = ItemRegistry(
@@ -77,6 +81,6 @@ ITEM_RENDERERS = ItemRegistry(
         RegistryEntry(is_mcp_approval_request, render_mcp_approval_request, "status"),
         RegistryEntry(is_unknown_item, render_unknown, "status"),
     ],
-    fallback=RegistryEntry(_anything, render_unknown, "status"),
+    fallback=RegistryEntry(accept_any, render_unknown, "status"),
 )
 """The built-in registry, one entry per item kind of ``protocol.guards.ITEM_GUARDS``."""

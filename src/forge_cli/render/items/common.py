@@ -21,6 +21,7 @@ __all__ = [
     "Detail",
     "ToolLine",
     "clip",
+    "plural",
     "progress_bar",
     "queries_detail",
     "safe",
@@ -28,6 +29,12 @@ __all__ = [
     "tool_block",
     "tool_line",
 ]
+
+
+def plural(count: int, word: str) -> str:
+    """``1 line`` / ``2 lines``: a count and its noun, singular for exactly one."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
 
 Detail = str | Text
 

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from forge_cli.protocol.items import FunctionCall, FunctionCallOutput
 from forge_cli.render.context import RenderContext
-from forge_cli.render.items.common import Detail, clip, sub_lines, tool_line
+from forge_cli.render.items.common import Detail, clip, plural, sub_lines, tool_line
 
 __all__ = ["compact_arguments", "render_function_call", "render_function_output"]
 
@@ -43,7 +43,7 @@ def _is_error(output: FunctionCallOutput) -> bool:
 def _summary(output: FunctionCallOutput, ctx: RenderContext) -> Text:
     lines = [line for line in output.output_text.splitlines() if line.strip()]
     first = lines[0] if lines else "(empty)"
-    more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+    more = f" (+{plural(len(lines) - 1, 'line')})" if len(lines) > 1 else ""
     style = "red" if _is_error(output) else ""
     return Text(f"{ctx.glyphs.arrow} {clip(first, 80, ctx.glyphs.ellipsis)}{more}", style=style)
 

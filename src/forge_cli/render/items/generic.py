@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import RenderableType
 
 from forge_cli.render.context import RenderContext
@@ -12,7 +10,7 @@ from forge_cli.render.items.common import clip, tool_line
 __all__ = ["render_unknown"]
 
 
-def render_unknown(item: Any, key: str, ctx: RenderContext) -> list[RenderableType]:
+def render_unknown(item: object, key: str, ctx: RenderContext) -> list[RenderableType]:
     """``● tool_x · in progress · 0.2s`` for any item kind without a renderer."""
     kind = str(getattr(item, "type", "item") or "item")
     label = clip(kind.removesuffix("_call").replace("_", " ").capitalize(), 40)

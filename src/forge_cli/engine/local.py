@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 
-from forge_cli.engine import Engine, EngineConfig
+from forge_cli.engine.config import EngineConfig
+from forge_cli.engine.engine import Engine
 from forge_cli.knowledge import KnowledgeStore
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.request import Request
@@ -29,6 +30,7 @@ class LocalBackend:
     """
 
     name = "local"
+    runs_hosted_tools = True
 
     def __init__(
         self,

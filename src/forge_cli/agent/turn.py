@@ -1,0 +1,152 @@
+"""Run one turn: a Request in, :data:`AnswerUpdate` values out, a :class:`TurnOutcome` at the end.
+
+A :data:`Responder` is whatever answers a request: a backend's event stream folded into
+snapshots (:func:`backend_responder`), or the agent loop when client-side tools run. It yields
+snapshots (the last one is final) and loop events, and raises our typed errors.
+
+:func:`run_turn` is the one place that turns "what happened" into a status, for ``forge ask``,
+``forge chat`` and ``forge eval`` alike:
+
+==========================================  ==============  =====================================
+what happened                               status          error
+==========================================  ==============  =====================================
+the stream ended normally                   ``completed``   none
+... but the final snapshot is incomplete    ``incomplete``  none (a blocked call, a length cut)
+the tool iteration limit stopped the loop   ``incomplete``  :class:`ToolIterationLimitError`
+any other :class:`ForgeError`               ``failed``      that error
+the task was cancelled (Ctrl+C)             ``interrupted`` none; ``CancelledError`` propagates
+==========================================  ==============  =====================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
+
+from forge_cli.errors import ForgeError, ToolIterationLimitError
+from forge_cli.protocol.loop_events import AnswerUpdate, TurnStatus
+from forge_cli.protocol.request import Request
+
+if TYPE_CHECKING:
+    from forge_cli.backends.base import Backend
+    from forge_cli.protocol.events import StreamEvent
+    from forge_cli.protocol.response import Response
+
+__all__ = [
+    "OutcomeSink",
+    "Responder",
+    "TurnOutcome",
+    "TurnStatus",
+    "UpdateSink",
+    "backend_responder",
+    "response_type",
+    "run_turn",
+]
+
+Responder: TypeAlias = Callable[[Request], AsyncIterator[AnswerUpdate]]
+"""Something that answers a request: snapshots (the last one is final) and loop events;
+failures raise :class:`ForgeError`."""
+
+UpdateSink: TypeAlias = Callable[[AnswerUpdate], None]
+"""Receives each update as it arrives (a view draws it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOutcome:
+    """How a turn ended: its status, the last snapshot (``None`` if none came) and the error."""
+
+    status: TurnStatus
+    response: Response | None
+    error: ForgeError | None = None
+
+    @property
+    def error_line(self) -> str | None:
+        """The error as the CLI prints it (one line), or ``None``."""
+        return self.error.one_line() if self.error is not None else None
+
+
+OutcomeSink: TypeAlias = Callable[[TurnOutcome], None]
+"""Receives the outcome once, also when the turn is interrupted (before the cancellation
+propagates), so a partial answer is still finished on screen and saved."""
+
+
+def response_type() -> type[Response]:
+    """The Response model, imported on first use.
+
+    ``forge ask`` sends its request before the response models are imported
+    (benchmarks/bench_startup.py), so the runner looks the class up once an update is here.
+    """
+    from forge_cli.protocol.response import Response
+
+    return Response
+
+
+async def run_turn(
+    responder: Responder,
+    request: Request,
+    *,
+    on_update: UpdateSink | None = None,
+    on_end: OutcomeSink | None = None,
+) -> TurnOutcome:
+    """Send ``request`` through ``responder``; hand each update on; return the outcome.
+
+    Errors that are ours become the outcome (see the module table); any other exception is a
+    bug and propagates. Cancellation calls ``on_end`` with the ``interrupted`` outcome and then
+    propagates, so ``asyncio.run`` and task owners see it as usual.
+    """
+    last: Response | None = None
+    try:
+        async for update in responder(request):
+            if isinstance(update, response_type()):
+                last = update
+            if on_update is not None:
+                on_update(update)
+    except asyncio.CancelledError:
+        if on_end is not None:
+            on_end(TurnOutcome("interrupted", last))
+        raise
+    except ToolIterationLimitError as exc:
+        outcome = TurnOutcome("incomplete", last, exc)
+    except ForgeError as exc:
+        outcome = TurnOutcome("failed", last, exc)
+    else:
+        done = last is None or last.status != "incomplete"
+        outcome = TurnOutcome("completed" if done else "incomplete", last)
+    if on_end is not None:
+        on_end(outcome)
+    return outcome
+
+
+def backend_responder(backend: Backend) -> Responder:
+    """A responder that folds ``backend``'s event stream; a server-reported failure raises."""
+
+    async def respond(request: Request) -> AsyncIterator[AnswerUpdate]:
+        events = backend.stream(request)
+        try:
+            # Send the request first; the builder (and the item models it loads) is imported once
+            # the first event is here, so the server starts working as early as possible.
+            first = await anext(events, None)
+            from forge_cli.stream import SnapshotBuilder, fold, raise_for_failure
+
+            builder = SnapshotBuilder()
+            async for snapshot in fold(_prepend(first, events), builder):
+                yield snapshot
+        finally:
+            close = getattr(events, "aclose", None)
+            if close is not None:
+                await close()
+        raise_for_failure(builder)
+
+    return respond
+
+
+async def _prepend(
+    first: StreamEvent | None, rest: AsyncIterator[StreamEvent]
+) -> AsyncIterator[StreamEvent]:
+    if first is None:
+        return
+    yield first
+    async for event in rest:
+        yield event

@@ -1,0 +1,53 @@
+"""Fold an event stream into snapshots: the one fold every answer goes through.
+
+:func:`fold` is the async convenience over :class:`SnapshotBuilder`; :func:`raise_for_failure`
+turns a stream that reported a failure into :class:`StreamError`. The plain backend responder
+(``agent/turn.py``) and the agent drivers (``agent/drivers/base.py``) both use these two.
+(The module is not called ``fold``: a submodule named like the function it exports would
+replace the package attribute ``forge_cli.stream.fold`` with itself when imported directly.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator
+
+from forge_cli.errors import StreamError
+from forge_cli.protocol.events import StreamEvent
+from forge_cli.protocol.response import Response
+from forge_cli.stream.builder import SnapshotBuilder
+
+__all__ = ["fold", "raise_for_failure"]
+
+
+async def fold(
+    events: AsyncIterable[StreamEvent], builder: SnapshotBuilder | None = None
+) -> AsyncIterator[Response]:
+    """Yield the snapshot after each event that changed it, then the finished snapshot.
+
+    Pass your own ``builder`` to inspect ``terminal``, ``error`` and ``diagnostics`` afterwards,
+    or to keep the partial snapshot when the event source raises mid-stream.
+    """
+    builder = builder if builder is not None else SnapshotBuilder()
+    last: Response | None = None
+    async for event in events:
+        snapshot = builder.feed(event)
+        if snapshot is not last:  # unchanged by this event: nothing new to show
+            last = snapshot
+            yield snapshot
+    final = builder.finish()
+    if final is not last:
+        yield final
+
+
+def raise_for_failure(builder: SnapshotBuilder) -> None:
+    """Raise :class:`StreamError` when the stream ended with ``error`` or ``response.failed``.
+
+    A run failure goes up to the user; the server's own error code is kept on the exception.
+    """
+    if builder.terminal not in ("failed", "error"):
+        return
+    error = builder.error
+    message = (
+        error.message if error is not None and error.message else "the server reported a failure"
+    )
+    raise StreamError(message, code=error.code if error is not None else None)
