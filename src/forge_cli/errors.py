@@ -38,12 +38,15 @@ __all__ = [
     "EXIT_ITERATION_LIMIT",
     "EXIT_OK",
     "EXIT_RUNTIME",
+    "EXIT_TIME_BUDGET",
+    "EXIT_TOKEN_BUDGET",
     "EXIT_USAGE",
     "AuthError",
     "BackendConnectionError",
     "BackendError",
     "BackendHTTPError",
     "BackendTimeoutError",
+    "BudgetExceededError",
     "ConfigError",
     "ForgeError",
     "Interrupted",
@@ -51,6 +54,8 @@ __all__ = [
     "NotFoundError",
     "ProtocolError",
     "StreamError",
+    "TimeBudgetError",
+    "TokenBudgetError",
     "ToolError",
     "ToolIterationLimitError",
     "UsageError",
@@ -60,6 +65,8 @@ EXIT_OK = 0
 EXIT_RUNTIME = 1
 EXIT_USAGE = 2
 EXIT_ITERATION_LIMIT = 3
+EXIT_TIME_BUDGET = 4
+EXIT_TOKEN_BUDGET = 5
 EXIT_INTERRUPTED = 130
 
 
@@ -191,6 +198,26 @@ class ToolIterationLimitError(ForgeError):
     error_code: ClassVar[str] = "tool_iteration_limit"
 
     exit_code = EXIT_ITERATION_LIMIT
+
+
+class BudgetExceededError(ForgeError):
+    """A run used up the time or token budget it was given (``--max-time``, ``--token-budget``)."""
+
+    error_code: ClassVar[str] = "budget_exceeded"
+
+
+class TimeBudgetError(BudgetExceededError):
+    """The run's time budget (``--max-time``) ran out before the answer was complete."""
+
+    error_code: ClassVar[str] = "time_budget"
+    exit_code = EXIT_TIME_BUDGET
+
+
+class TokenBudgetError(BudgetExceededError):
+    """The run's token budget (``--token-budget``) was used up before the answer was complete."""
+
+    error_code: ClassVar[str] = "token_budget"
+    exit_code = EXIT_TOKEN_BUDGET
 
 
 class Interrupted(ForgeError):

@@ -103,7 +103,8 @@ def test_agent_events_become_notices() -> None:
     assert "⊘ tool call blocked by a hook: rm (deleting files is not allowed)" in text
     assert "✗ tool call failed: broken (Error: 'broken' raised RuntimeError: the disk is" in text
     assert (
-        "stopped after 3 model requests (the tool iteration limit); calls not run: lookup" in text
+        "stopped after 4 model requests in 3 rounds (the tool iteration limit); "
+        "calls not run: lookup" in text
     )
     assert "retrying the model (attempt 1): the reply is not valid JSON" in text
     # Started and completed calls and new iterations are not news: the snapshots show them.

@@ -200,7 +200,7 @@ async def test_the_real_loop_events_show_as_notices_and_the_turn_is_incomplete(
     assert "tool call blocked by a hook: rm" in text
     assert "tool call failed: broken" in text
     assert "retrying the model (attempt 1)" in text
-    assert "stopped after 3 model requests (the tool iteration limit)" in text
+    assert "stopped after 4 model requests in 3 rounds (the tool iteration limit)" in text
     turn = session.conversation.turns[0]
     assert turn.status == "incomplete"
     assert turn.error is not None

@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from forge_cli.errors import ToolIterationLimitError
+from forge_cli.errors import TimeBudgetError, TokenBudgetError, ToolIterationLimitError
 from forge_cli.protocol.items import OutputItem
 from forge_cli.protocol.loop_events import (
     AnswerUpdate,
+    BudgetExhausted,
     DriverRetry,
     EvaluatorDecision,
     IterationLimitReached,
@@ -25,6 +26,7 @@ from forge_cli.protocol.response import Response
 
 __all__ = [
     "AnswerUpdate",
+    "BudgetExhausted",
     "DriverRetry",
     "EvaluatorDecision",
     "IterationLimitReached",
@@ -37,7 +39,9 @@ __all__ = [
     "RunStatus",
 ]
 
-RunStatus = Literal["completed", "iteration_limit", "blocked", "incomplete"]
+RunStatus = Literal[
+    "completed", "iteration_limit", "time_limit", "token_limit", "blocked", "incomplete"
+]
 
 
 @dataclass(frozen=True)
@@ -48,14 +52,29 @@ class RunResult:
     response: Response
     iterations: int
     new_items: tuple[OutputItem, ...] = ()
+    requests: int = 0
+    """Model requests the run made (the evaluator driver makes more than one per round)."""
 
     def raise_for_status(self) -> None:
-        """Raise :class:`ToolIterationLimitError` (exit code 3) when the limit stopped the run."""
+        """Raise when a limit stopped the run: :class:`ToolIterationLimitError` (exit code 3),
+        :class:`TimeBudgetError` (4) or :class:`TokenBudgetError` (5)."""
+        made = self.requests or self.iterations
         if self.status == "iteration_limit":
             raise ToolIterationLimitError(
-                f"the agent stopped after {self.iterations} model requests without a final "
+                f"the agent stopped after {made} model requests without a final "
                 "answer (tool iteration limit)",
                 hint="raise the tool iteration limit, or ask a narrower question",
+            )
+        if self.status == "time_limit":
+            raise TimeBudgetError(
+                f"the time budget ran out after {made} model requests; the answer is incomplete",
+                hint="raise --max-time",
+            )
+        if self.status == "token_limit":
+            raise TokenBudgetError(
+                f"the token budget was used up after {made} model requests; "
+                "the answer is incomplete",
+                hint="raise --token-budget",
             )
 
 

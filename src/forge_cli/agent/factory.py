@@ -77,6 +77,10 @@ class AgentConfig:
     """The store the client-side knowledge tools read when hosted tools are localised."""
     driver: DriverKind | Driver = "tools"
     max_iterations: int = DEFAULT_MAX_ITERATIONS
+    max_time: float | None = None
+    """Seconds the run may take (``--max-time``); ``None``: no limit."""
+    token_budget: int | None = None
+    """Tokens the run may use (``--token-budget``); ``None``: no limit."""
     approval: ApprovalPolicy | None = None
     approver: Approver | None = None
     """Asks the user about a call; ``None`` means a non-interactive run."""
@@ -86,6 +90,9 @@ class AgentConfig:
     tool_choice: ToolChoice | None = None
     parallel_tool_calls: bool | None = None
     parse_tool_call_tags: bool = True
+    tools_in_prompt: bool | None = None
+    """Describe function tools in the prompt (``True``), never (``False``), or only after the
+    server refused the ``tools`` field (``None``)."""
     evaluator_model: str | None = None
     output_model: str | None = None
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
@@ -115,7 +122,14 @@ def build_agent(backend: Backend, request: Request, config: AgentConfig | None =
     executor = ToolExecutor(
         toolset, before_hooks=hooks, after_hooks=config.after_hooks, timeout=config.tool_timeout
     )
-    loop = AgentLoop(backend, _driver(config), executor, max_iterations=config.max_iterations)
+    loop = AgentLoop(
+        backend,
+        _driver(config),
+        executor,
+        max_iterations=config.max_iterations,
+        max_time=config.max_time,
+        token_budget=config.token_budget,
+    )
     return Agent(loop, request, notices)
 
 
@@ -135,6 +149,7 @@ def _driver(config: AgentConfig) -> Driver:
         tool_choice=config.tool_choice,
         parallel_tool_calls=config.parallel_tool_calls,
         parse_tool_call_tags=config.parse_tool_call_tags,
+        tools_in_prompt=config.tools_in_prompt,
     )
     if kind == "evaluator":
         return EvaluatorDriver(

@@ -16,14 +16,16 @@ turn's items, function calls whose status goes in_progress → completed / faile
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import assert_never
 
 from forge_cli.agent.citations import annotate_citations
-from forge_cli.agent.drivers.base import Driver, TurnResult
+from forge_cli.agent.drivers.base import Driver, TurnResult, TurnUpdate
 from forge_cli.agent.drivers.tool_calling import ToolCallingDriver
 from forge_cli.agent.events import (
+    BudgetExhausted,
     IterationLimitReached,
     IterationStarted,
     LoopFinished,
@@ -35,6 +37,7 @@ from forge_cli.agent.events import (
 from forge_cli.agent.state import AgentState
 from forge_cli.backends.base import Backend
 from forge_cli.errors import UsageError
+from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.guards import is_function_call
 from forge_cli.protocol.items import FunctionCall, FunctionCallOutput, OutputItem
 from forge_cli.protocol.request import Request
@@ -69,14 +72,27 @@ class AgentLoop:
         *,
         max_iterations: int = DEFAULT_MAX_ITERATIONS,
         cite: bool = True,
+        max_time: float | None = None,
+        token_budget: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_iterations < 1:
             raise UsageError("the tool iteration limit must be at least 1")
+        if max_time is not None and not max_time > 0:
+            raise UsageError("the time budget must be more than 0 seconds")
+        if token_budget is not None and token_budget < 1:
+            raise UsageError("the token budget must be at least 1")
         self.backend = backend
         self.driver: Driver = driver if driver is not None else ToolCallingDriver()
         self.executor = executor if executor is not None else ToolExecutor()
         self.max_iterations = max_iterations
         self.cite = cite
+        self.max_time = max_time
+        """Seconds the run may take: checked as the model's reply streams in and before each
+        request (a tool round in progress finishes; each tool has its own timeout)."""
+        self.token_budget = token_budget
+        """Tokens (as the server counts them) the run may use before it stops asking."""
+        self.clock = clock
 
     async def run(self, request: Request) -> AsyncIterator[LoopUpdate]:
         """Yield snapshots and events; the last update is :class:`LoopFinished`."""
@@ -87,18 +103,43 @@ class AgentLoop:
             yield ToolsDropped(dropped, self.executor.max_tools)
         status: RunStatus = "completed"
         last = Response(id=run_id, model=request.model, status="in_progress")
+        backend = _CountingBackend(self.backend)
+        started = self.clock()
         while True:
             state.iteration += 1
             yield IterationStarted(state.iteration, self.max_iterations)
             turn: TurnResult | None = None
-            async for update in self.driver.turn(self.backend, state):
-                if isinstance(update, TurnResult):
-                    turn = update
-                elif isinstance(update, Response):
-                    last = self._snapshot(run_id, state, update.output, update)
-                    yield last
-                else:
-                    yield update
+            cut = False
+            turns = self.driver.turn(backend, state)
+            try:
+                while True:
+                    try:
+                        update = await self._next_update(turns, started)
+                    except StopAsyncIteration:
+                        break
+                    except TimeoutError:  # the time budget ran out while the model was silent
+                        cut = True
+                        break
+                    if isinstance(update, TurnResult):
+                        turn = update
+                    elif isinstance(update, Response):
+                        last = self._snapshot(run_id, state, update.output, update)
+                        yield last
+                    else:
+                        yield update
+                    if self._time_used(started) is not None:
+                        cut = True
+                        break
+            finally:
+                closer = getattr(turns, "aclose", None)
+                if closer is not None:
+                    await closer()
+            if cut and turn is None:  # stopped mid-reply: keep what arrived, run no calls
+                partial = [i for i in last.output[len(state.items) :] if not is_function_call(i)]
+                state.items.extend(partial)
+                yield self._exhausted("time", started)
+                status = "time_limit"
+                break
             if turn is None:
                 raise RuntimeError("the driver ended a turn without a TurnResult")
             state.add_usage(turn.usage)
@@ -106,8 +147,16 @@ class AgentLoop:
             if turn.status != "completed" or not turn.calls:
                 status = "completed" if turn.status == "completed" else "incomplete"
                 break
+            budget = self._budget_left(state, started)
+            if budget is not None:
+                self._skip(state, turn.calls, f"not run: the {budget} budget ran out")
+                yield self._exhausted(budget, started, state)
+                status = "time_limit" if budget == "time" else "token_limit"
+                break
             if state.iteration >= self.max_iterations:
-                notice = IterationLimitReached(self.max_iterations, _names(turn.calls))
+                notice = IterationLimitReached(
+                    self.max_iterations, _names(turn.calls), backend.requests
+                )
                 self._skip(state, turn.calls, "not run: the tool iteration limit was reached")
                 yield notice
                 status = "iteration_limit"
@@ -123,10 +172,47 @@ class AgentLoop:
                 yield Notice("a tool call was blocked; the run stops here")
                 status = "blocked"
                 break
+            budget = self._budget_left(state, started)
+            if budget is not None:  # the results are kept; no further request is made
+                yield self._exhausted(budget, started, state)
+                status = "time_limit" if budget == "time" else "token_limit"
+                break
         final = self._final(run_id, state, status, last)
         yield final
         new_items = tuple(state.items)
-        yield LoopFinished(RunResult(status, final, state.iteration, new_items))
+        yield LoopFinished(RunResult(status, final, state.iteration, new_items, backend.requests))
+
+    # -- budgets ----------------------------------------------------------------------------
+
+    async def _next_update(self, turns: AsyncIterator[TurnUpdate], started: float) -> TurnUpdate:
+        """The driver's next update, waiting no longer than the time budget allows."""
+        if self.max_time is None:
+            return await anext(turns)
+        left = max(0.0, started + self.max_time - self.clock())
+        return await asyncio.wait_for(anext(turns), timeout=left)
+
+    def _time_used(self, started: float) -> float | None:
+        """Seconds used, when they reach the time budget (else ``None``)."""
+        if self.max_time is None:
+            return None
+        used = self.clock() - started
+        return used if used >= self.max_time else None
+
+    def _budget_left(self, state: AgentState, started: float) -> str | None:
+        """``"time"`` or ``"tokens"`` when that budget is used up, else ``None``."""
+        if self._time_used(started) is not None:
+            return "time"
+        if self.token_budget is not None and state.usage.total_tokens >= self.token_budget:
+            return "tokens"
+        return None
+
+    def _exhausted(
+        self, budget: str, started: float, state: AgentState | None = None
+    ) -> BudgetExhausted:
+        if budget == "time":
+            return BudgetExhausted("time", float(self.max_time or 0), self.clock() - started)
+        used = state.usage.total_tokens if state is not None else 0
+        return BudgetExhausted("tokens", float(self.token_budget or 0), float(used))
 
     # -- tools ------------------------------------------------------------------------------
 
@@ -195,6 +281,10 @@ class AgentLoop:
         details = None
         if status == "iteration_limit":
             details = {"reason": "max_tool_iterations"}
+        elif status == "time_limit":
+            details = {"reason": "time_budget"}
+        elif status == "token_limit":
+            details = {"reason": "token_budget"}
         elif status == "blocked":
             details = {"reason": "tool_blocked"}
         return Response(
@@ -256,3 +346,20 @@ def _output_item(result: ToolResult) -> FunctionCallOutput:
 
 def _names(calls: Sequence[FunctionCall]) -> tuple[str, ...]:
     return tuple(call.name for call in calls)
+
+
+class _CountingBackend:
+    """The loop's backend, counting the model requests every driver makes through it."""
+
+    def __init__(self, inner: Backend) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.runs_hosted_tools = inner.runs_hosted_tools
+        self.requests = 0
+
+    def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        self.requests += 1
+        return self.inner.stream(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

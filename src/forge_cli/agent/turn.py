@@ -13,6 +13,7 @@ what happened                               status          error
 the stream ended normally                   ``completed``   none
 ... but the final snapshot is incomplete    ``incomplete``  none (a blocked call, a length cut)
 the tool iteration limit stopped the loop   ``incomplete``  :class:`ToolIterationLimitError`
+a time or token budget stopped the loop     ``incomplete``  :class:`BudgetExceededError`
 any other :class:`ForgeError`               ``failed``      that error
 the task was cancelled (Ctrl+C)             ``interrupted`` none; ``CancelledError`` propagates
 ==========================================  ==============  =====================================
@@ -25,7 +26,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
-from forge_cli.errors import ForgeError, ToolIterationLimitError
+from forge_cli.errors import BudgetExceededError, ForgeError, ToolIterationLimitError
 from forge_cli.protocol.loop_events import AnswerUpdate, TurnStatus
 from forge_cli.protocol.request import Request
 
@@ -107,7 +108,7 @@ async def run_turn(
         if on_end is not None:
             on_end(TurnOutcome("interrupted", last))
         raise
-    except ToolIterationLimitError as exc:
+    except (ToolIterationLimitError, BudgetExceededError) as exc:
         outcome = TurnOutcome("incomplete", last, exc)
     except ForgeError as exc:
         outcome = TurnOutcome("failed", last, exc)

@@ -193,7 +193,10 @@ def _needs_agent(settings: Settings) -> bool:
         or settings.driver != "native"
         or settings.tool_choice is not None
         or settings.parallel_tools is not None
+        or settings.tools_in_prompt is not None
         or settings.output_model is not None
+        or settings.max_time is not None
+        or settings.token_budget is not None
     )
 
 
@@ -217,8 +220,11 @@ def agent_config(settings: Settings) -> AgentConfig:
         driver=driver,
         tool_choice=choice,
         parallel_tool_calls=settings.parallel_tools,
+        tools_in_prompt=settings.tools_in_prompt,
         evaluator_model=settings.evaluator_model,
         output_model=settings.output_model,
+        max_time=settings.max_time,
+        token_budget=settings.token_budget,
     )
 
 

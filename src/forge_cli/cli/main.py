@@ -31,6 +31,8 @@ Exit codes:
   1    backend or runtime error
   2    usage error (bad flag, argument or config)
   3    tool-iteration limit reached
+  4    time budget (--max-time) ran out
+  5    token budget (--token-budget) used up
   130  interrupted (Ctrl+C)
 
 Shell completion: eval "$(_FORGE_COMPLETE=bash_source forge)"  (zsh_source, fish_source)

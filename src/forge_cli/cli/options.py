@@ -41,6 +41,9 @@ SETTING_OPTIONS = (
     "output_model",
     "tool_choice",
     "parallel_tools",
+    "tools_in_prompt",
+    "max_time",
+    "token_budget",
     "functions",
     "yes",
     "debug",
@@ -93,6 +96,25 @@ def shared_options(func: F) -> F:
             "parallel_tools",
             default=None,
             help="Allow several tool calls in one model turn (default: the server's).",
+        ),
+        click.option(
+            "--tools-in-prompt/--no-tools-in-prompt",
+            "tools_in_prompt",
+            default=None,
+            help="Describe tools in the prompt and read <tool_call> tags (for servers that "
+            "refuse the tools field; by default Forge switches after such a refusal).",
+        ),
+        click.option(
+            "--max-time",
+            type=click.FloatRange(min=0, min_open=True),
+            metavar="SECONDS",
+            help="Stop the agent run after this long (exit code 4; the answer so far is kept).",
+        ),
+        click.option(
+            "--token-budget",
+            type=click.IntRange(min=1),
+            metavar="N",
+            help="Stop the agent run once it used N tokens (exit code 5).",
         ),
         click.option(
             "--functions",

@@ -69,6 +69,12 @@ class Settings:
     tool_choice: str | None = None
     """``auto``, ``required``, ``none`` or a tool name (``None``: the server's default)."""
     parallel_tools: bool | None = None
+    tools_in_prompt: bool | None = None
+    """Describe tools in the prompt instead of the ``tools`` field (``None``: after a 400)."""
+    max_time: float | None = None
+    """Seconds an agent run may take (``None``: no limit)."""
+    token_budget: int | None = None
+    """Tokens an agent run may use (``None``: no limit)."""
     functions: tuple[str, ...] = ()
     """Python files defining user tools, in order."""
     yes: bool = False
@@ -241,6 +247,14 @@ KEYS: dict[str, KeySpec] = {
             "tool_choice", _tool_choice, "FORGE_TOOL_CHOICE", "auto, required, none or a tool name"
         ),
         KeySpec("parallel_tools", _bool, "FORGE_PARALLEL_TOOLS", "allow parallel tool calls"),
+        KeySpec(
+            "tools_in_prompt",
+            _bool,
+            "FORGE_TOOLS_IN_PROMPT",
+            "describe tools in the prompt (servers that refuse the tools field)",
+        ),
+        KeySpec("max_time", _positive_float, "FORGE_MAX_TIME", "seconds an agent run may take"),
+        KeySpec("token_budget", _positive_int, "FORGE_TOKEN_BUDGET", "tokens an agent run may use"),
         KeySpec(
             "functions",
             _paths,

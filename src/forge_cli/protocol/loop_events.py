@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AnswerUpdate",
+    "BudgetExhausted",
     "DriverRetry",
     "EvaluatorDecision",
     "FailureKind",
@@ -110,16 +111,37 @@ class IterationLimitReached:
 
     limit: int
     pending_calls: tuple[str, ...]
+    requests: int = 0
+    """Model requests the run made (more than ``limit`` with the evaluator driver)."""
     type: Literal["iteration.limit_reached"] = field(default="iteration.limit_reached", init=False)
 
     @property
     def message(self) -> str:
         """A one-line notice for the user."""
         names = ", ".join(self.pending_calls) or "none"
+        made = self.requests or self.limit
+        rounds = "" if made == self.limit else f" in {self.limit} rounds"
         return (
-            f"stopped after {self.limit} model requests (the tool iteration limit); "
+            f"stopped after {made} model requests{rounds} (the tool iteration limit); "
             f"calls not run: {names}"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetExhausted:
+    """The run's time or token budget ran out; the answer so far is kept."""
+
+    budget: Literal["time", "tokens"]
+    limit: float
+    used: float
+    type: Literal["budget.exhausted"] = field(default="budget.exhausted", init=False)
+
+    @property
+    def message(self) -> str:
+        """A one-line notice for the user."""
+        if self.budget == "time":
+            return f"stopped: the time budget of {self.limit:g} s ran out ({self.used:.1f} s used)"
+        return f"stopped: the token budget of {self.limit:g} was used up ({self.used:g} tokens)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +177,13 @@ ToolEvent: TypeAlias = (
 """What the tool executor reports."""
 
 LoopEvent: TypeAlias = (
-    ToolEvent | IterationStarted | IterationLimitReached | DriverRetry | EvaluatorDecision | Notice
+    ToolEvent
+    | IterationStarted
+    | IterationLimitReached
+    | BudgetExhausted
+    | DriverRetry
+    | EvaluatorDecision
+    | Notice
 )
 """Every event of the agent loop, its drivers and its executor."""
 

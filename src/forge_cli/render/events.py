@@ -15,6 +15,7 @@ from typing import assert_never
 from rich.text import Text
 
 from forge_cli.protocol.loop_events import (
+    BudgetExhausted,
     DriverRetry,
     EvaluatorDecision,
     IterationLimitReached,
@@ -43,7 +44,7 @@ def _described(event: LoopEvent) -> tuple[Phase, str] | None:
             return "blocked", f"tool call blocked by {_BY[by]}: {name} ({reason})"
         case ToolCallFailed(name=name, error=error):
             return "failed", f"tool call failed: {name} ({error})"
-        case IterationLimitReached():
+        case IterationLimitReached() | BudgetExhausted():
             return "incomplete", event.message
         case DriverRetry(attempt=attempt, error=error):
             return "incomplete", f"retrying the model (attempt {attempt}): {error}"
