@@ -185,6 +185,8 @@ class NotFoundError(KnowledgeError):
 
     error_code: ClassVar[str] = "not_found"
 
+    exit_code = EXIT_USAGE  # a name or id the user gave that does not exist: a bad argument
+
 
 class ToolError(ForgeError):
     """A tool is defined wrongly (raised once, naming every problem)."""

@@ -78,7 +78,7 @@ def test_jsonl_writes_each_loop_event_with_its_fields(forge: Forge, tools_file: 
     assert blocked["by"] == "approval"
     assert "denied" in blocked["reason"].lower()
     limit = next(line for line in lines if line["type"] == "agent.iteration.limit_reached")
-    assert limit["payload"] == {"limit": 2, "pending_calls": ["cancel_order"]}
+    assert limit["payload"] == {"limit": 2, "pending_calls": ["cancel_order"], "requests": 2}
     answer = lines[-1]
     assert answer["type"] == "answer"
     assert answer["payload"]["status"] == "incomplete"

@@ -174,14 +174,14 @@ def test_conversations_list_skips_corrupt_files(
     deleted = forge("conversations", "delete", conv_id, "--yes")
     assert deleted.returncode == 0
     missing = forge("conversations", "show", conv_id)
-    assert missing.returncode == 1
+    assert missing.returncode == 2  # an unknown id is a bad argument
     _one_error_line(missing)
 
 
 @pytest.mark.parametrize("args", [["chat", "--resume", "nope"], ["conversations", "show", "x"]])
 def test_unknown_conversation_is_one_line(forge: Run, args: list[str]) -> None:
     proc = forge(*args)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # an unknown id is a bad argument
     assert "no saved conversation" in _one_error_line(proc)
 
 

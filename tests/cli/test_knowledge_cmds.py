@@ -148,7 +148,7 @@ def test_show_add_remove_search_delete_by_id_or_name(
     assert "gamma.txt" in forge("vs", "search", "team", "walrus").out
 
     removed = forge("vs", "remove", "team", file_id, "file_missing")
-    assert removed.code == 1
+    assert removed.code == 2  # a file id that is not there is a bad argument
     assert removed.out.splitlines() == [f"removed    {file_id}", "not found  file_missing"]
     shown = forge("vs", "show", shown["id"], "--json").json()
     assert isinstance(shown, dict)
@@ -164,13 +164,13 @@ def test_show_add_remove_search_delete_by_id_or_name(
     assert "team" not in _by_name(forge("vs", "list", "--json").json())
     assert forge("files", "delete", file_id).code == 0
     missing = forge("files", "show", file_id)
-    assert missing.code == 1
+    assert missing.code == 2  # an unknown file id is a bad argument
     _error_line(missing)
 
 
 def test_unknown_store_and_empty_batch_are_one_line_errors(forge: Forge, tmp_path: Path) -> None:
     unknown = forge("vs", "show", "nope")
-    assert unknown.code == 1
+    assert unknown.code == 2  # an unknown store is a bad argument
     assert "no vector store with id or name 'nope'" in _error_line(unknown)
     empty = tmp_path / "empty"
     empty.mkdir()

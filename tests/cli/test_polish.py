@@ -20,3 +20,18 @@ def test_backend_only_commands_offer_backend_options_only(forge: Forge, command:
         assert option not in proc.stdout
     refused = forge(command, "-t", "file-search")
     assert refused.returncode == 2
+
+
+def test_a_tool_the_engine_cannot_run_is_named_not_dropped_silently(forge: Forge) -> None:
+    proc = forge("ask", "-t", "code-interpreter", "--json", "Plot x squared")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "forge: warning: code-interpreter is not available here "
+        "(the built-in engine has no code sandbox); left out"
+    ) in proc.stderr
+
+
+def test_the_chat_refuses_to_turn_on_a_tool_the_engine_cannot_run(forge: Forge) -> None:
+    proc = forge("chat", input="/tool on code-interpreter\n/tools\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "code-interpreter is not available here" in proc.stdout + proc.stderr

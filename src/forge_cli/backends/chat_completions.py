@@ -127,6 +127,21 @@ class ChatCompletionsBackend:
         for event in translator.finish():
             yield event
 
+    async def list_models(self) -> list[str]:
+        """``GET /models``: the ids the server offers (Ollama, vLLM, llama.cpp, LM Studio and
+        OpenAI all serve it), in its order."""
+        import httpx2
+        import openai
+
+        client = self._get_client()
+        try:
+            page = await client.models.list()
+            return [model.id for model in page.data if isinstance(model.id, str)]
+        except openai.OpenAIError as exc:
+            raise map_openai_error(exc, base_url=self.base_url, env_var=self.api_key_env) from exc
+        except httpx2.HTTPError as exc:
+            raise BackendConnectionError(f"cannot list models at {self.base_url}: {exc}") from exc
+
     async def aclose(self) -> None:
         """Close the HTTP client."""
         if self._client is not None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from forge_cli.backends.base import Backend
 from forge_cli.config import Settings, conversations_dir
+from forge_cli.config.tools import LOCAL_UNAVAILABLE_TOOLS
 from forge_cli.conversations import (
     Conversation,
     ConversationStore,
@@ -44,6 +46,7 @@ __all__ = [
     "default_model",
     "engine_config",
     "new_conversation",
+    "runnable_settings",
     "set_backend_override",
     "stores_responses",
 ]
@@ -166,6 +169,9 @@ def new_conversation(settings: Settings) -> Conversation:
             instructions=settings.instructions,
             reasoning=settings.reasoning,
             max_iterations=settings.max_iterations,
+            temperature=settings.temperature,
+            top_p=settings.top_p,
+            max_output_tokens=settings.max_output_tokens,
         ),
     )
 
@@ -184,6 +190,18 @@ def default_model(settings: Settings) -> str:
             "no model set for the chat API", hint="use --model, FORGE_MODEL or a profile"
         )
     return ""
+
+
+def runnable_settings(settings: Settings, warn: Callable[[str], None]) -> Settings:
+    """``settings`` without the tools its backend cannot run, each named through ``warn``."""
+    if settings.api != "local":
+        return settings  # remote servers say so themselves; the chat API's loop gives notices
+    dropped = [name for name in settings.tools if name in LOCAL_UNAVAILABLE_TOOLS]
+    for name in dropped:
+        warn(f"{name} is not available here ({LOCAL_UNAVAILABLE_TOOLS[name]}); left out")
+    if not dropped:
+        return settings
+    return replace(settings, tools=tuple(t for t in settings.tools if t not in dropped))
 
 
 def _needs_agent(settings: Settings) -> bool:

@@ -9,19 +9,21 @@ from typing import Any
 
 import click
 
-from forge_cli.agent.turn import run_turn
+from forge_cli.agent.turn import TurnOutcome, run_turn
 from forge_cli.cli.build import (
     build_backend,
     build_mcp,
     build_responder,
+    build_store,
     build_view_factory,
     default_model,
     new_conversation,
+    runnable_settings,
 )
 from forge_cli.cli.main import EXIT_CODES_EPILOG
 from forge_cli.cli.options import settings_from_options, shared_options
 from forge_cli.config import Settings
-from forge_cli.conversations import build_request
+from forge_cli.conversations import Conversation, ConversationStore, Turn, build_request
 from forge_cli.errors import UsageError
 from forge_cli.repl.view import TurnView, view_end, view_sink
 
@@ -36,7 +38,12 @@ def read_question(question: str | None, stdin: Any, files: Sequence[str] = ()) -
 
 
 async def _answer(
-    settings: Settings, text: str, view: TurnView, mcp_values: tuple[str, ...] = ()
+    settings: Settings,
+    text: str,
+    view: TurnView,
+    conversation: Conversation,
+    store: ConversationStore | None,
+    mcp_values: tuple[str, ...] = (),
 ) -> None:
     backend = build_backend(settings)
     mcp = build_mcp(mcp_values)
@@ -46,13 +53,21 @@ async def _answer(
         # unless --yes). A question read from a pipe leaves no terminal to answer on.
         interactive = sys.stdin.isatty() and sys.stderr.isatty()
         responder = build_responder(settings, backend, interactive=interactive, mcp=mcp)
-        conversation = new_conversation(settings)
         request = build_request(
             conversation, text, stores_responses=False, model=default_model(settings)
         )
-        outcome = await run_turn(
-            responder, request, on_update=view_sink(view), on_end=view_end(view)
-        )
+        show_end = view_end(view)
+
+        def on_end(outcome: TurnOutcome) -> None:
+            show_end(outcome)
+            if store is not None:  # saved like a chat turn, also when interrupted or failed
+                turn = Turn.from_response(
+                    text, outcome.response, status=outcome.status, error=outcome.error_line
+                )
+                conversation.turns.append(turn)
+                store.save(conversation)
+
+        outcome = await run_turn(responder, request, on_update=view_sink(view), on_end=on_end)
         if outcome.error is not None:
             raise outcome.error
     finally:
@@ -76,6 +91,15 @@ async def _answer(
 @click.option("--jsonl", "as_jsonl", is_flag=True, help="One JSON line per event.")
 @click.option("--plain", "as_plain", is_flag=True, help="Plain text, no styling.")
 @click.option("--no-stream", is_flag=True, help="Print the answer only when it is complete.")
+@click.option(
+    "--continue",
+    "-c",
+    "cont",
+    is_flag=True,
+    help="Continue the latest saved conversation (chat or ask).",
+)
+@click.option("--conversation", "conversation_id", metavar="ID", help="Continue conversation ID.")
+@click.option("--no-save", is_flag=True, help="Do not save this question and answer.")
 def ask(
     question: str | None,
     files: tuple[str, ...],
@@ -83,12 +107,16 @@ def ask(
     as_jsonl: bool,
     as_plain: bool,
     no_stream: bool,
+    cont: bool,
+    conversation_id: str | None,
+    no_save: bool,
     **options: Any,
 ) -> None:
     """Ask QUESTION and print the answer.
 
     Piped standard input is added to the question as a document (or is the question, with -
-    or no QUESTION); -f attaches files.
+    or no QUESTION); -f attaches files. The exchange is saved like a chat (forge conversations
+    list); -c continues the latest conversation, --conversation ID a given one.
     """
     chosen = [
         name for name, on in (("json", as_json), ("jsonl", as_jsonl), ("plain", as_plain)) if on
@@ -96,7 +124,63 @@ def ask(
     if len(chosen) > 1:
         raise UsageError(f"choose one output mode: --{' or --'.join(chosen)}")
     mode = chosen[0] if chosen else None
-    settings = settings_from_options(options)
+    if cont and conversation_id:
+        raise UsageError("use either --continue or --conversation ID, not both")
+    if no_save and (cont or conversation_id):
+        raise UsageError("--no-save cannot continue a saved conversation")
+    settings = runnable_settings(settings_from_options(options), _warn)
     text = read_question(question, sys.stdin, files)
+    store = None if no_save else build_store()
+    conversation = _conversation(settings, store, cont, conversation_id, options)
+    if conversation.settings.model and not settings.model:
+        from dataclasses import replace
+
+        settings = replace(settings, model=conversation.settings.model)
     view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)()
-    asyncio.run(_answer(settings, text, view, tuple(options.get("mcp") or ())))
+    asyncio.run(_answer(settings, text, view, conversation, store, tuple(options.get("mcp") or ())))
+
+
+_CARRIED = (
+    "model",
+    "effort",
+    "instructions",
+    "tools",
+    "vector_stores",
+    "temperature",
+    "top_p",
+    "max_output_tokens",
+)
+"""Settings a continued conversation keeps unless the command line sets them again."""
+
+
+def _conversation(
+    settings: Settings,
+    store: ConversationStore | None,
+    cont: bool,
+    conversation_id: str | None,
+    options: dict[str, Any],
+) -> Conversation:
+    """A new conversation, or the one to continue with this run's explicit flags applied."""
+    if store is None or not (cont or conversation_id):
+        return new_conversation(settings)
+    if conversation_id:
+        conversation = store.load(conversation_id)
+    else:
+        latest = store.list().conversations
+        if not latest:
+            raise UsageError("no saved conversation to continue", hint="ask without -c first")
+        conversation = latest[0]
+    fresh = new_conversation(settings).settings
+    given = {key for key in _CARRIED if options.get(key) not in (None, (), [])}
+    if options.get("template"):
+        given |= {"instructions"}
+    update = {key: getattr(fresh, key) for key in given}
+    if update:
+        conversation.settings = conversation.settings.model_copy(update=update)
+    return conversation
+
+
+def _warn(message: str) -> None:
+    from forge_cli.sanitize import sanitize_inline
+
+    click.echo(f"forge: warning: {sanitize_inline(message)}", err=True)

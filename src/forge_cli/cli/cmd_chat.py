@@ -17,6 +17,7 @@ from forge_cli.cli.build import (
     build_view_factory,
     default_model,
     new_conversation,
+    runnable_settings,
     stores_responses,
 )
 from forge_cli.cli.knowledge import KnowledgeAdapter, build_knowledge_client
@@ -50,7 +51,7 @@ def _edit(initial: str) -> str:
 async def _run(
     settings: Settings,
     conversation: Conversation,
-    store: ConversationStore,
+    store: ConversationStore | None,
     mcp_values: tuple[str, ...] = (),
 ) -> None:
     from forge_cli.repl.session import ChatSession
@@ -77,6 +78,10 @@ async def _run(
             knowledge=knowledge,
             mcp=mcp,
         )
+        session.list_models = getattr(backend, "list_models", None)
+        session.models_are_fixed = settings.api == "local" and not backend_overridden(backend)
+        if session.models_are_fixed and not settings.model and session.list_models is not None:
+            session.default_model = (await session.list_models())[0]  # shown, not "default"
         if interactive:
             from forge_cli.repl.prompt import PromptReader
 
@@ -88,8 +93,12 @@ async def _run(
             reader = StreamReader(sys.stdin)
         resumed = f", {plural(len(conversation.turns), 'turn')}" if conversation.turns else ""
         session.say(f"forge chat · {conversation.id}{resumed} · /help for commands, Ctrl+D quits")
+        if conversation.turns:  # where the conversation stood, before the next question
+            shown = min(3, len(conversation.turns))
+            session.say(f"The last {plural(shown, 'exchange')} (/history for more):")
+            await session.handle_line(f"/history {shown}")
         await session.run(reader)
-        if session.conversation.turns:
+        if session.conversation.turns and store is not None:
             session.say(f"Saved. Resume with: forge chat --resume {session.conversation.id}")
     finally:
         if refresh is not None:
@@ -105,9 +114,29 @@ async def _run(
 @shared_options
 @click.option("--resume", "-r", metavar="ID", help="Resume a saved conversation.")
 @click.option("--continue", "-c", "cont", is_flag=True, help="Resume the latest conversation.")
-def chat(resume: str | None, cont: bool, **options: Any) -> None:
-    """Chat in the terminal. Conversations are saved after every turn."""
-    settings = settings_from_options(options)
+@click.option("--no-save", is_flag=True, help="Incognito: save nothing of this chat.")
+def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
+    """Chat in the terminal. Conversations are saved after every turn (not with --no-save)."""
+    if no_save and (resume or cont):
+        raise UsageError("--no-save cannot resume a saved conversation")
+    settings = runnable_settings(settings_from_options(options), _warn)
     store = build_store()
     conversation = _pick(store, resume, cont, settings)
-    asyncio.run(_run(settings, conversation, store, tuple(options.get("mcp") or ())))
+    if conversation.settings.model and not settings.model:  # a resumed chat keeps its model
+        from dataclasses import replace
+
+        settings = replace(settings, model=conversation.settings.model)
+    asyncio.run(
+        _run(
+            settings,
+            conversation,
+            None if no_save else store,
+            tuple(options.get("mcp") or ()),
+        )
+    )
+
+
+def _warn(message: str) -> None:
+    from forge_cli.sanitize import sanitize_inline
+
+    click.echo(f"forge: warning: {sanitize_inline(message)}", err=True)

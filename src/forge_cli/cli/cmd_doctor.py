@@ -12,6 +12,7 @@ import click
 from forge_cli.cli.options import backend_options, settings_from_options
 from forge_cli.config import Settings, config_path
 from forge_cli.errors import AuthError, ForgeError
+from forge_cli.wording import plural
 
 __all__ = ["Check", "doctor"]
 
@@ -54,7 +55,7 @@ async def _backend(settings: Settings) -> Check:
         if lister is None:
             return Check("backend", True, f"{backend.name} backend ready")
         found = await lister()
-        return Check("backend", True, f"{backend.name} reachable, {len(found)} models")
+        return Check("backend", True, f"{backend.name} reachable, {plural(len(found), 'model')}")
     except AuthError as exc:
         return Check("backend", False, exc.one_line(), f"set ${exc.env_var or 'the key'}")
     except ForgeError as exc:
@@ -76,7 +77,61 @@ async def _store(settings: Settings) -> Check:
             await client.aclose()
     except ForgeError as exc:
         return Check("store", False, exc.one_line(), "see `forge vs list --debug`")
-    return Check("store", True, f"{len(stores)} vector stores")
+    return Check("store", True, plural(len(stores), "vector store"))
+
+
+async def _engine(settings: Settings) -> Check | None:
+    """The built-in engine's mode, and its upstream model server when it has one."""
+    if settings.api != "local":
+        return None
+    from forge_cli.cli.build import engine_config
+
+    try:
+        config = engine_config(settings)
+    except ForgeError as exc:
+        return Check("engine", False, exc.one_line(), "see `forge config show`")
+    upstream = config.upstream
+    if upstream is None:
+        return Check(
+            "engine",
+            True,
+            "retrieval-only: answers are passages from your documents (no model configured); "
+            "a model writes answers with `forge config set engine.upstream_base_url URL` and "
+            "`engine.upstream_model NAME`",
+        )
+    from forge_cli.backends.chat_completions import ChatCompletionsBackend
+
+    server = ChatCompletionsBackend(
+        base_url=upstream.base_url,
+        api_key=upstream.api_key(),
+        api_key_env=upstream.api_key_env,
+        max_retries=0,
+        timeout=min(settings.timeout, 15.0),
+    )
+    where = f"{upstream.model} at {upstream.base_url}"
+    try:
+        models = await server.list_models()
+    except AuthError as exc:
+        return Check("engine", False, f"upstream {where}: {exc.one_line()}", "set the upstream key")
+    except ForgeError as exc:
+        return Check(
+            "engine",
+            False,
+            f"upstream {where}: {exc.one_line()}",
+            "is the model server running? check engine.upstream_base_url",
+        )
+    finally:
+        await server.aclose()
+    if upstream.model in models:
+        return Check("engine", True, f"answers with {where} (reachable, model listed)")
+    listed = ", ".join(models[:5]) + (" ..." if len(models) > 5 else "")
+    return Check(
+        "engine",
+        False,
+        f"upstream {upstream.base_url} is reachable but does not offer {upstream.model} "
+        f"(it offers: {listed or 'nothing'})",
+        "forge config set engine.upstream_model NAME",
+    )
 
 
 async def _mcp(values: tuple[str, ...]) -> list[Check]:
@@ -108,8 +163,11 @@ async def _mcp(values: tuple[str, ...]) -> list[Check]:
 
 
 async def _run_checks(settings: Settings, mcp: tuple[str, ...] = ()) -> list[Check]:
-    checks = [_auth(settings), await _backend(settings), await _store(settings)]
-    return checks + await _mcp(mcp)
+    checks = [_auth(settings), await _backend(settings)]
+    engine = await _engine(settings)
+    if engine is not None:
+        checks.append(engine)
+    return [*checks, await _store(settings), *await _mcp(mcp)]
 
 
 @click.command()
@@ -122,7 +180,8 @@ async def _run_checks(settings: Settings, mcp: tuple[str, ...] = ()) -> list[Che
     help="Also check this MCP server (configured [mcp.servers] are always checked).",
 )
 def doctor(**options: Any) -> None:
-    """Check the configuration, the backend, authentication, the store and MCP servers."""
+    """Check the configuration, the backend (and the built-in engine's model server),
+    authentication, the document store and MCP servers."""
     checks: list[Check]
     try:
         settings = settings_from_options(options)

@@ -36,6 +36,9 @@ SETTING_OPTIONS = (
     "vector_stores",
     "instructions",
     "max_iterations",
+    "temperature",
+    "top_p",
+    "max_output_tokens",
     "driver",
     "evaluator_model",
     "output_model",
@@ -78,6 +81,20 @@ def shared_options(func: F) -> F:
             help="Saved instructions (and settings) to use; see `forge templates`.",
         ),
         click.option("--max-iterations", type=click.IntRange(min=1), help="Tool-loop limit."),
+        click.option(
+            "--temperature",
+            type=click.FloatRange(0.0, 2.0),
+            help="Sampling temperature (0-2; lower is more focused).",
+        ),
+        click.option(
+            "--top-p", type=click.FloatRange(0.0, 1.0, min_open=True), help="Nucleus sampling."
+        ),
+        click.option(
+            "--max-output-tokens",
+            type=click.IntRange(min=1),
+            metavar="N",
+            help="The longest answer, in tokens.",
+        ),
         click.option(
             "--driver",
             type=click.Choice(DRIVERS),

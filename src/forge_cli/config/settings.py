@@ -62,6 +62,9 @@ class Settings:
     vector_stores: tuple[str, ...] = ()
     instructions: str | None = None
     max_iterations: int = 5
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
     driver: str = "native"
     """How the agent loop asks the model: ``native`` tool calling, ``react`` or ``evaluator``."""
     evaluator_model: str | None = None
@@ -182,6 +185,21 @@ def _names(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_text(item) for item in items if str(item).strip()))
 
 
+def _range(low: float, high: float, *, low_open: bool = False) -> Callable[[Any], float]:
+    def check(value: Any) -> float:
+        if isinstance(value, bool):
+            raise ValueError(f"expected a number from {low:g} to {high:g}")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"expected a number from {low:g} to {high:g}") from None
+        if not (low < number if low_open else low <= number) or not number <= high:
+            raise ValueError(f"expected a number from {low:g} to {high:g}")
+        return number
+
+    return check
+
+
 def _tool_choice(value: Any) -> str:
     text = _text(value)
     if text.lower() in ("auto", "required", "none"):
@@ -238,6 +256,14 @@ KEYS: dict[str, KeySpec] = {
         KeySpec("vector_stores", _names, "FORGE_VS", "vector store ids (comma list)"),
         KeySpec("instructions", _text, "FORGE_INSTRUCTIONS", "system instructions"),
         KeySpec("max_iterations", _positive_int, "FORGE_MAX_ITERATIONS", "tool-loop limit"),
+        KeySpec("temperature", _range(0.0, 2.0), "FORGE_TEMPERATURE", "sampling temperature (0-2)"),
+        KeySpec("top_p", _range(0.0, 1.0, low_open=True), "FORGE_TOP_P", "nucleus sampling (0-1]"),
+        KeySpec(
+            "max_output_tokens",
+            _positive_int,
+            "FORGE_MAX_OUTPUT_TOKENS",
+            "longest answer in tokens",
+        ),
         KeySpec(
             "driver", _choice(DRIVERS), "FORGE_DRIVER", "agent driver: native, react, evaluator"
         ),

@@ -59,6 +59,9 @@ class SessionSettings(BaseModel):
     instructions: str | None = None
     reasoning: bool = True
     max_iterations: int = 5
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
 
 
 class Turn(BaseModel):

@@ -7,6 +7,7 @@ Where the backend stores responses, a follow-up sends only the new message with
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from forge_cli.conversations.model import Conversation
 from forge_cli.protocol.request import InputItem, InputMessage, Request
@@ -64,6 +65,9 @@ def build_request(
         items: list[InputItem] = [InputMessage(role="user", content=text)]
     else:
         items = [*_history(conversation), InputMessage(role="user", content=text)]
+    sampling: dict[str, Any] = {}
+    if settings.top_p is not None:
+        sampling["top_p"] = settings.top_p  # a field both APIs take, kept as a wire extra
     return Request(
         model=settings.model or model,
         input=items,
@@ -71,5 +75,8 @@ def build_request(
         tools=tool_definitions(settings.tools, settings.vector_stores),
         previous_response_id=previous,
         effort=settings.effort,
+        temperature=settings.temperature,
+        max_output_tokens=settings.max_output_tokens,
         stream=True,
+        **sampling,
     )

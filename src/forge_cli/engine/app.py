@@ -22,7 +22,6 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from forge_cli.engine.config import RETRIEVAL_MODEL
 from forge_cli.engine.engine import Engine
 from forge_cli.engine.http_errors import error_response, forge_error_handler, http_error_handler
 from forge_cli.engine.routes_batches import batch_routes
@@ -101,7 +100,7 @@ def _response_routes(engine: Engine) -> list[Route]:
         return JSONResponse(engine.get_response(request.path_params["response_id"]))
 
     async def models(_request: HTTPRequest) -> JSONResponse:
-        names = dict.fromkeys([engine.answerer.model, RETRIEVAL_MODEL])
+        names = engine.model_names()
         data = [{"id": n, "object": "model", "created": 0, "owned_by": "forge"} for n in names]
         return JSONResponse({"object": "list", "data": data})
 

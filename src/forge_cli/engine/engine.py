@@ -86,6 +86,12 @@ class Engine:
 
     # -- preparation -------------------------------------------------------------------------
 
+    def model_names(self) -> list[str]:
+        """The models this engine answers as: its answerer's, then retrieval-only."""
+        from forge_cli.engine.config import RETRIEVAL_MODEL
+
+        return list(dict.fromkeys([self.answerer.model, RETRIEVAL_MODEL]))
+
     def ensure_seeded(self) -> None:
         """Create or refresh the bundled ``forge-docs`` store once per engine (thread-safe)."""
         with self._seed_lock:

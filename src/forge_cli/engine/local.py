@@ -55,6 +55,10 @@ class LocalBackend:
         """The knowledge store the engine answers from."""
         return self.engine.store
 
+    async def list_models(self) -> list[str]:
+        """The models the engine answers as (the upstream model when one is configured)."""
+        return self.engine.model_names()
+
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """The engine's events for ``request``, as they are produced."""
         async for event in self.engine.stream(request):

@@ -7,6 +7,9 @@ can never show stale values.
 
 from __future__ import annotations
 
+import os
+import select
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,9 +70,39 @@ class PromptReader:
                 multiline=True,
                 bottom_toolbar=lambda: toolbar_text(session),
             )
+        # Text typed or pasted while the last answer streamed waits in the terminal's buffer; read
+        # line by line it would become one message per line. It becomes one message instead,
+        # put in the prompt for the user to send (Enter) or edit.
+        pending = typeahead(sys.stdin)
         # handle_sigint=False: the chat session owns SIGINT for its whole run (Ctrl+C at the
         # prompt is a key press in raw mode anyway).
-        return await self._prompt.prompt_async("forge> ", handle_sigint=False)
+        return await self._prompt.prompt_async("forge> ", handle_sigint=False, default=pending)
+
+
+_TYPEAHEAD_LIMIT = 1 << 20
+
+
+def typeahead(stream: object) -> str:
+    """What was typed into the terminal ``stream`` but not read yet (complete lines: the line
+    discipline holds a partial line until the prompt takes the terminal). Control characters
+    other than newlines and tabs are dropped; the final newline is not kept."""
+    try:
+        fd = stream.fileno()  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return ""
+    if not os.isatty(fd):
+        return ""
+    chunks: list[bytes] = []
+    size = 0
+    while size < _TYPEAHEAD_LIMIT and select.select([fd], [], [], 0)[0]:
+        data = os.read(fd, 65536)
+        if not data:
+            break
+        chunks.append(data)
+        size += len(data)
+    text = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    kept = "".join(ch for ch in text if ch in "\n\t" or (ch >= " " and ch != "\x7f"))
+    return kept.rstrip("\n")
 
 
 class StreamReader:

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 from forge_cli.agent.turn import Responder, TurnOutcome, run_turn
@@ -75,6 +75,10 @@ class ChatSession:
         self.editor = editor
         self.vector_store_cache: list[str] = []
         self.mcp = mcp  # the session's McpManager (forge_cli.mcp), for /mcp and completion
+        self.list_models: Callable[[], Awaitable[list[str]]] | None = None
+        """The backend's model list (``/model`` shows it), when the backend has one."""
+        self.models_are_fixed = False
+        """Whether only the listed models can answer (the built-in engine): ``/model`` checks."""
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._outcome: TurnOutcome | None = None
         self._last: Response | None = None

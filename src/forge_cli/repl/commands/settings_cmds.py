@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from forge_cli.config.settings import EFFORTS, TOOL_NAMES
-from forge_cli.errors import UsageError
+from forge_cli.config.tools import LOCAL_UNAVAILABLE_TOOLS
+from forge_cli.errors import ForgeError, UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
 from forge_cli.repl.commands.session_cmds import ON_OFF, on_off
 from forge_cli.wording import plural
@@ -32,6 +33,8 @@ async def tool_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     name = args[1].lower().replace("_", "-")
     if name not in TOOL_NAMES:
         raise UsageError(f"unknown tool {name!r}", hint=f"tools: {', '.join(TOOL_NAMES)}")
+    if enable and session.conversation.api == "local" and name in LOCAL_UNAVAILABLE_TOOLS:
+        raise UsageError(f"{name} is not available here ({LOCAL_UNAVAILABLE_TOOLS[name]})")
     tools = [t for t in session.settings.tools if t != name]
     if enable:
         tools.append(name)
@@ -77,12 +80,41 @@ async def vs_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     return CommandResult(message=f"Vector stores: {', '.join(current) or 'none'}.")
 
 
-@command("model", "Show or set the model", usage="/model [NAME]")
+@command(
+    "model",
+    "Show or set the model; without a name, list the backend's models",
+    usage="/model [NAME]",
+)
 async def model_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    models: list[str] | None = None
+    if session.list_models is not None and (not args or session.models_are_fixed):
+        try:
+            models = await session.list_models()
+        except ForgeError as exc:
+            if args:
+                raise
+            return CommandResult(message=f"Model: {_current(session)}. ({exc.one_line()})")
     if args:
+        if session.models_are_fixed and models is not None and args[0] not in models:
+            raise UsageError(
+                f"the built-in engine cannot answer as {args[0]!r} (it answers as "
+                f"{', '.join(models)})",
+                hint="set engine.upstream_model to use a model",
+            )
         session.settings.model = args[0]
-    shown = session.settings.model or session.default_model or "default"
-    return CommandResult(message=f"Model: {shown}.")
+        return CommandResult(message=f"Model: {_current(session)}.")
+    lines = [f"Model: {_current(session)}."]
+    if models:
+        shown = models[:40]
+        lines.append(f"Models offered ({len(models)}):")
+        lines += [f"  {'*' if name == _current(session) else ' '} {name}" for name in shown]
+        if len(models) > len(shown):
+            lines.append(f"  ... and {len(models) - len(shown)} more")
+    return CommandResult(message="\n".join(lines))
+
+
+def _current(session: ChatSession) -> str:
+    return session.settings.model or session.default_model or "default"
 
 
 @command("effort", "Show or set the reasoning effort", usage="/effort [LEVEL]", arguments=EFFORTS)

@@ -1,0 +1,82 @@
+"""Issue 14 item 4: `forge models` works on every backend, `forge doctor` contacts every
+backend and the engine's upstream model server and says what mode the engine is in, and `/model`
+lists the backend's models (and refuses names the built-in engine cannot answer as)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from forge_cli.conversations import Conversation
+from forge_cli.repl import ChatSession
+from forge_cli.testing.fake_chat_server import FakeChatServer
+
+Forge = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def test_models_on_a_chat_server_and_on_the_local_engine(forge: Forge) -> None:
+    with FakeChatServer() as server:
+        chat = forge("models", "--api", "chat", "--base-url", server.base_url)
+    assert chat.returncode == 0, chat.stderr
+    assert chat.stdout.split() == ["fake-model"]
+    local = forge("models")
+    assert local.returncode == 0, local.stderr
+    assert "forge-retrieval" in local.stdout.split()
+
+
+def test_doctor_fails_for_a_dead_chat_server(forge: Forge) -> None:
+    proc = forge("doctor", "--api", "chat", "--base-url", "http://127.0.0.1:9/v1")
+    assert proc.returncode == 1
+    [backend] = [line for line in proc.stdout.splitlines() if line.split()[1] == "backend"]
+    assert backend.startswith("FAIL")
+
+
+def test_doctor_says_the_engine_is_retrieval_only(forge: Forge) -> None:
+    proc = forge("doctor")
+    assert proc.returncode == 0, proc.stdout
+    [engine] = [line for line in proc.stdout.splitlines() if line.split()[1] == "engine"]
+    assert engine.startswith("ok")
+    assert "retrieval-only" in engine
+
+
+def test_doctor_checks_the_engines_upstream_model(forge: Forge) -> None:
+    with FakeChatServer() as server:
+        url = server.base_url
+        env = {"FORGE_UPSTREAM_BASE_URL": url, "FORGE_UPSTREAM_MODEL": "fake-model"}
+        good = forge("doctor", env=env)
+        wrong = forge("doctor", env={**env, "FORGE_UPSTREAM_MODEL": "missing-model"})
+    dead = forge(
+        "doctor",
+        env={"FORGE_UPSTREAM_BASE_URL": "http://127.0.0.1:9/v1", "FORGE_UPSTREAM_MODEL": "m"},
+    )
+    assert good.returncode == 0, good.stdout
+    assert f"answers with fake-model at {url}" in good.stdout
+    assert wrong.returncode == 1
+    assert "does not offer missing-model (it offers: fake-model)" in wrong.stdout
+    assert dead.returncode == 1
+    assert "upstream m at http://127.0.0.1:9/v1" in dead.stdout
+
+
+@pytest.mark.anyio
+async def test_model_command_lists_and_checks(tmp_path: Path) -> None:
+    async def responder(request: object):  # type: ignore[no-untyped-def]  # never asked
+        yield None
+
+    async def models() -> list[str]:
+        return ["forge-retrieval"]
+
+    out = io.StringIO()
+    session = ChatSession(Conversation(), responder, out=out)
+    session.list_models = models
+    session.default_model = "forge-retrieval"
+    await session.handle_line("/model")
+    assert "Models offered (1):" in out.getvalue()
+    assert "* forge-retrieval" in out.getvalue()
+    session.models_are_fixed = True
+    await session.handle_line("/model gpt-foo")
+    assert "cannot answer as 'gpt-foo'" in out.getvalue()
+    assert session.settings.model is None
