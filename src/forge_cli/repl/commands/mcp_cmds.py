@@ -56,7 +56,7 @@ def _toggle(manager: McpManager, name: str, on: bool) -> str:
     raise UsageError(f"no MCP server or tool named {name!r}", hint="/mcp lists them")
 
 
-@command("mcp", "MCP servers and their tools: list; turn a server or a tool on or off", usage=USAGE,
+@command("mcp", "MCP servers and tools", usage=USAGE,
          arguments=("list", "on", "off"))  # fmt: skip
 async def mcp_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     manager = _manager(session)
