@@ -30,6 +30,7 @@ from forge_cli.repl.view import ViewFactory
 if TYPE_CHECKING:
     from forge_cli.agent.factory import AgentConfig, DriverKind
     from forge_cli.knowledge import KnowledgeStore
+    from forge_cli.mcp.manager import McpManager
     from forge_cli.protocol.request import ToolChoice
     from forge_cli.render import Renderer
 
@@ -41,6 +42,7 @@ __all__ = [
     "apply_process_limits",
     "backend_overridden",
     "build_backend",
+    "build_mcp",
     "build_responder",
     "build_store",
     "build_view_factory",
@@ -235,9 +237,38 @@ def agent_config(settings: Settings) -> AgentConfig:
     )
 
 
-def build_responder(settings: Settings, backend: Backend, *, interactive: bool) -> Responder:
-    """What answers a request: the plain backend, or the agent loop for client-side tools."""
-    if not _needs_agent(settings):
+def build_mcp(values: tuple[str, ...] | list[str] | None) -> McpManager | None:
+    """The session's MCP servers: ``[mcp.servers.*]`` of the config plus ``--mcp`` values.
+
+    Nothing starts here (servers start on the first turn that needs tools); ``None`` when there
+    are none, so runs without MCP never import it.
+    """
+    from forge_cli.config import ConfigFile
+
+    tables = ConfigFile.load().mcp_servers
+    if not values and not tables:
+        return None
+    from forge_cli.mcp.config import resolve_specs
+    from forge_cli.mcp.manager import McpManager
+
+    specs = resolve_specs(values or (), tables)
+    return McpManager(specs) if specs else None
+
+
+def build_responder(
+    settings: Settings,
+    backend: Backend,
+    *,
+    interactive: bool,
+    mcp: McpManager | None = None,
+    present_mcp: bool = True,
+) -> Responder:
+    """What answers a request: the plain backend, or the agent loop for client-side tools.
+
+    With MCP servers (``mcp``), their tools join the loop and their calls are shown as MCP calls
+    (``present_mcp=False``: left as ``SERVER__TOOL`` function calls, for scoring).
+    """
+    if not _needs_agent(settings) and mcp is None:
         return backend_responder(backend)
     import sys
 
@@ -250,7 +281,7 @@ def build_responder(settings: Settings, backend: Backend, *, interactive: bool) 
         def store() -> KnowledgeStore:
             return open_local_store(settings)
 
-    return agent_responder(
+    responder = agent_responder(
         backend,
         functions=list(settings.functions),
         max_iterations=settings.max_iterations,
@@ -258,7 +289,14 @@ def build_responder(settings: Settings, backend: Backend, *, interactive: bool) 
         approver=TerminalApprover(sys.stdin, sys.stderr) if interactive else None,
         knowledge_store=store,
         config=agent_config(settings),
+        tools=mcp.current_tools if mcp is not None else None,
+        policies=mcp.policies if mcp is not None else None,
     )
+    if mcp is None:
+        return responder
+    from forge_cli.repl.mcp_turn import mcp_responder
+
+    return mcp_responder(responder, mcp, present_calls=present_mcp)
 
 
 def build_view_factory(

@@ -26,6 +26,13 @@ __all__ = ["serve"]
     metavar="ORIGIN",
     help="Let browser pages from this origin write (repeatable; adds to serve.allowed_origins).",
 )
+@click.option(
+    "--mcp/--no-mcp",
+    "with_mcp",
+    default=True,
+    show_default=True,
+    help="Serve the knowledge store to MCP clients at /mcp.",
+)
 def serve(
     host: str,
     port: int,
@@ -33,8 +40,9 @@ def serve(
     profile: str | None,
     allow_hosts: tuple[str, ...],
     allow_origins: tuple[str, ...],
+    with_mcp: bool,
 ) -> None:
-    """Serve /v1/responses, /v1/files and /v1/vector_stores (needs --token off loopback).
+    """Serve /v1/responses, /v1/files, /v1/vector_stores and /mcp (needs --token off loopback).
 
     The engine's web search provider and answer model come from the ``engine.*`` settings
     (config file, profile, or FORGE_SEARXNG_URL / FORGE_UPSTREAM_* environment variables).
@@ -54,8 +62,24 @@ def serve(
         max_body_bytes=settings.serve_max_body_bytes,
     )
 
+    extend = None
+    if with_mcp:
+        from forge_cli.mcp.http_mount import mount_knowledge_mcp
+
+        extend = mount_knowledge_mcp
+
     def banner() -> None:
         shown = f"[{host}]" if ":" in host else host
         click.echo(f"forge serve: http://{shown}:{port}/v1  (Ctrl+C stops)", err=True)
+        if with_mcp:
+            click.echo(f"forge serve: MCP at http://{shown}:{port}/mcp", err=True)
 
-    run_server(host=host, port=port, token=token, config=config, access=access, on_ready=banner)
+    run_server(
+        host=host,
+        port=port,
+        token=token,
+        config=config,
+        access=access,
+        on_ready=banner,
+        extend=extend,
+    )

@@ -53,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "models": ("forge_cli.cli.cmd_models:models", "List the models the backend offers."),
     "doctor": ("forge_cli.cli.cmd_doctor:doctor", "Check config, backend, auth and store."),
     "serve": ("forge_cli.cli.cmd_serve:serve", "Run the local engine as an HTTP server."),
+    "mcp": ("forge_cli.cli.cmd_mcp:mcp", "Serve the knowledge store to MCP clients (stdio)."),
     "vs": ("forge_cli.cli.cmd_knowledge:vs", "Manage vector stores."),
     "files": ("forge_cli.cli.cmd_knowledge:files", "Manage uploaded files."),
     "eval": ("forge_cli.cli.eval_cmd:eval_command", "Score answers over a dataset of questions."),

@@ -35,7 +35,7 @@ from forge_cli.privacy import private_dir
 
 __all__ = ["ConfigFile", "atomic_write_private"]
 
-_TOP_LEVEL = ("default_profile", "profiles")
+_TOP_LEVEL = ("default_profile", "profiles", "mcp")
 
 
 def atomic_write_private(path: Path, text: str) -> None:
@@ -62,6 +62,8 @@ class ConfigFile:
     path: Path
     default_profile: str | None = None
     profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """``[mcp.servers.NAME]`` tables as written; :mod:`forge_cli.mcp.config` checks them."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> ConfigFile:
@@ -105,7 +107,12 @@ class ConfigFile:
             profiles[name] = {
                 k: parse_value(k, v, source=source) for k, v in _flatten(table).items()
             }
-        return cls(path=path, default_profile=default, profiles=profiles)
+        return cls(
+            path=path,
+            default_profile=default,
+            profiles=profiles,
+            mcp_servers=_mcp_servers(path, raw.get("mcp", {})),
+        )
 
     def profile(self, name: str) -> dict[str, Any]:
         """The settings of profile ``name``; ``default`` may be absent, others may not."""
@@ -151,6 +158,8 @@ class ConfigFile:
             )
         if profiles:
             doc["profiles"] = profiles
+        if self.mcp_servers:
+            doc["mcp"] = {"servers": self.mcp_servers}
         return doc
 
     def save(self) -> None:
@@ -175,6 +184,16 @@ def _check_lists(table: dict[str, Any], source: str) -> None:
                 f"bad value for {key} in {source}: expected a list of strings",
                 hint=f"write {example}" if example else None,
             )
+
+
+def _mcp_servers(path: Path, raw: object) -> dict[str, dict[str, Any]]:
+    """The ``[mcp.servers.NAME]`` tables (shape only; their keys are checked when used)."""
+    if not isinstance(raw, dict) or set(raw) - {"servers"}:
+        raise ConfigError(f"[mcp] in {path} may only hold [mcp.servers.NAME] tables")
+    servers = raw.get("servers", {})
+    if not isinstance(servers, dict) or not all(isinstance(t, dict) for t in servers.values()):
+        raise ConfigError(f"[mcp.servers] in {path} must hold one table per server")
+    return {str(name): dict(table) for name, table in servers.items()}
 
 
 def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:

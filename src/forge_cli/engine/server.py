@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from types import TracebackType
 
 import uvicorn
+from starlette.applications import Starlette
 from starlette.types import ASGIApp
 
 from forge_cli.engine.app import create_app
@@ -23,6 +24,7 @@ from forge_cli.engine.engine import Engine
 from forge_cli.engine.guard import DEFAULT_MAX_BODY_BYTES, MULTIPART_SLACK, GuardPolicy
 from forge_cli.engine.store import open_store
 from forge_cli.errors import UsageError
+from forge_cli.knowledge import KnowledgeStore
 
 __all__ = [
     "BackgroundServer",
@@ -86,11 +88,13 @@ def run_server(
     config: EngineConfig | None = None,
     access: ServeAccess | None = None,
     on_ready: Callable[[], None] | None = None,
+    extend: Callable[[Starlette, KnowledgeStore], None] | None = None,
 ) -> None:
     """Serve the local engine until interrupted (blocks; Ctrl+C stops it cleanly).
 
     ``on_ready`` runs once the bind was accepted and the store opened (the CLI prints its banner
-    there, so a refused bind never shows one).
+    there, so a refused bind never shows one). ``extend`` may add routes to the app (``/mcp``);
+    they sit behind the app's middleware (token, Host and Origin checks).
     """
     check_bind(host, token)
     config = config or EngineConfig.from_env()
@@ -99,6 +103,8 @@ def run_server(
         engine = Engine(store, config)
         engine.ensure_seeded()
         app = create_app(engine, token=token, guard=access.policy(engine, host, port))
+        if extend is not None:
+            extend(app, store)
         if on_ready is not None:
             on_ready()
         uvicorn.Server(_uvicorn_config(app, host, port)).run()

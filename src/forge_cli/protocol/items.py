@@ -33,6 +33,10 @@ __all__ = [
     "FunctionCall",
     "FunctionCallOutput",
     "ListDocumentsCall",
+    "McpApprovalRequest",
+    "McpCall",
+    "McpListTools",
+    "McpToolInfo",
     "Message",
     "OutputItem",
     "PageReaderCall",
@@ -292,6 +296,70 @@ class PageReaderCall(_Item, TraceableToolCall):
     content: str | None = None
 
 
+class McpCall(_Item, TraceableToolCall):
+    """A call of a tool on an MCP server: hosted (the server ran it) or run by Forge's loop.
+
+    Hosted calls (Responses ``mcp_call``) carry ``server_label``, ``name``, ``arguments``,
+    ``output`` and ``error``. Calls Forge runs itself add ``call_id`` (the function call the model
+    made), ``duration_ms`` and live ``progress``/``execution_trace`` from MCP progress
+    notifications.
+    """
+
+    type: Literal["mcp_call"] = "mcp_call"
+    server_label: str = ""
+    name: str = ""
+    arguments: str = ""
+    output: str | None = None
+    error: str | dict[str, Any] | None = None
+    approval_request_id: str | None = None
+    call_id: str | None = None
+    duration_ms: int | None = None
+
+    def parsed_arguments(self) -> dict[str, Any] | None:
+        """The arguments as a dict, or ``None`` when they are not a JSON object."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    @property
+    def error_text(self) -> str | None:
+        """The error as one text (servers send a string or an object with ``message``)."""
+        if self.error is None or self.error == "":
+            return None
+        if isinstance(self.error, dict):
+            return str(self.error.get("message") or json.dumps(self.error, ensure_ascii=False))
+        return self.error
+
+
+class McpToolInfo(WireModel):
+    """One tool an MCP server offers (as listed in ``mcp_list_tools``)."""
+
+    name: str = ""
+    description: str | None = None
+    input_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+
+
+class McpListTools(_Item):
+    """The tools an MCP server offered (hosted: the server listed them for the model)."""
+
+    type: Literal["mcp_list_tools"] = "mcp_list_tools"
+    server_label: str = ""
+    tools: list[McpToolInfo] = Field(default_factory=list)
+    error: str | dict[str, Any] | None = None
+
+
+class McpApprovalRequest(_Item):
+    """A hosted MCP call waiting for approval (answered with ``mcp_approval_response``)."""
+
+    type: Literal["mcp_approval_request"] = "mcp_approval_request"
+    server_label: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
 class UnknownItem(WireModel):
     """An item kind we do not know. All its fields are kept (``model_extra``)."""
 
@@ -320,6 +388,9 @@ ITEM_TYPES = frozenset(
         "list_documents_call",
         "file_reader_call",
         "page_reader_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "mcp_approval_request",
     }
 )
 
@@ -335,6 +406,9 @@ OutputItem = Annotated[
     | Annotated[ListDocumentsCall, Tag("list_documents_call")]
     | Annotated[FileReaderCall, Tag("file_reader_call")]
     | Annotated[PageReaderCall, Tag("page_reader_call")]
+    | Annotated[McpCall, Tag("mcp_call")]
+    | Annotated[McpListTools, Tag("mcp_list_tools")]
+    | Annotated[McpApprovalRequest, Tag("mcp_approval_request")]
     | Annotated[UnknownItem, Tag("__unknown__")],
     Discriminator(type_tag(ITEM_TYPES, "__unknown__")),
 ]

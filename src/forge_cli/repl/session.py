@@ -28,6 +28,7 @@ from forge_cli.sanitize import sanitize
 
 if TYPE_CHECKING:
     from forge_cli.knowledge.client import KnowledgeClient
+    from forge_cli.mcp.manager import McpManager
     from forge_cli.render.plain import PlainRenderer
 
 __all__ = ["IDLE_INTERRUPT_HINT", "ChatSession", "LineReader"]
@@ -60,6 +61,7 @@ class ChatSession:
         default_model: str = "",
         debug: bool = False,
         editor: Callable[[str], str] | None = None,
+        mcp: McpManager | None = None,
     ) -> None:
         self.conversation = conversation
         self.responder = responder
@@ -73,6 +75,7 @@ class ChatSession:
         self.debug = debug
         self.editor = editor
         self.vector_store_cache: list[str] = []
+        self.mcp = mcp  # the session's McpManager (forge_cli.mcp), for /mcp and completion
         self.list_models: Callable[[], Awaitable[list[str]]] | None = None
         """The backend's model list (``/model`` shows it), when the backend has one."""
         self.models_are_fixed = False
