@@ -85,7 +85,7 @@ def test_a_paste_during_streaming_becomes_one_message(tmp_path: Path) -> None:
     assert bodies[1]["messages"][-1] == {"role": "user", "content": "line one\nline two"}
 
 
-def test_a_line_typed_ahead_is_kept_for_the_next_prompt(tmp_path: Path) -> None:
+def test_one_line_typed_ahead_is_sent_as_the_next_message(tmp_path: Path) -> None:
     gate = threading.Event()
     env = {
         **os.environ,
@@ -103,11 +103,9 @@ def test_a_line_typed_ahead_is_kept_for_the_next_prompt(tmp_path: Path) -> None:
             term.until(READY)
             child.send("first question\r")
             term.until("Working")
-            child.send("next question\r")  # typed ahead while the answer streams
+            child.send("next question\r")  # typed ahead and entered while the answer streams
             gate.set()
-            term.until(READY, count=2)
-            child.send("\r")  # the typed line waits in the prompt (or was sent): never lost
-            term.until("Second answer.")
+            term.until("Second answer.")  # sent as it was entered, without another Enter
             term.until(READY, count=3)
             child.send("/exit\r")
             child.expect(pexpect.EOF, timeout=15)

@@ -105,8 +105,7 @@ def typeahead(stream: object) -> str:
         chunks.append(data)
         size += len(data)
     text = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-    kept = "".join(ch for ch in text if ch in "\n\t" or (ch >= " " and ch != "\x7f"))
-    return kept.rstrip("\n")
+    return "".join(ch for ch in text if ch in "\n\t" or (ch >= " " and ch != "\x7f"))
 
 
 class StreamReader:
