@@ -76,9 +76,13 @@ class PromptReader:
         # line by line it would become one message per line. It becomes one message instead,
         # put in the prompt for the user to send (Enter) or edit.
         pending = typeahead(sys.stdin)
+        if pending.count("\n") == 1 and pending.endswith("\n"):
+            return pending[:-1]  # one line typed ahead and entered: it is the next message
         # handle_sigint=False: the chat session owns SIGINT for its whole run (Ctrl+C at the
         # prompt is a key press in raw mode anyway).
-        return await self._prompt.prompt_async("forge> ", handle_sigint=False, default=pending)
+        return await self._prompt.prompt_async(
+            "forge> ", handle_sigint=False, default=pending.rstrip("\n")
+        )
 
 
 _TYPEAHEAD_LIMIT = 1 << 20
@@ -87,7 +91,7 @@ _TYPEAHEAD_LIMIT = 1 << 20
 def typeahead(stream: object) -> str:
     """What was typed into the terminal ``stream`` but not read yet (complete lines: the line
     discipline holds a partial line until the prompt takes the terminal). Control characters
-    other than newlines and tabs are dropped; the final newline is not kept."""
+    other than newlines and tabs are dropped."""
     try:
         fd = stream.fileno()  # type: ignore[attr-defined]
     except (AttributeError, OSError, ValueError):
@@ -103,8 +107,7 @@ def typeahead(stream: object) -> str:
         chunks.append(data)
         size += len(data)
     text = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-    kept = "".join(ch for ch in text if ch in "\n\t" or (ch >= " " and ch != "\x7f"))
-    return kept.rstrip("\n")
+    return "".join(ch for ch in text if ch in "\n\t" or (ch >= " " and ch != "\x7f"))
 
 
 class StreamReader:
