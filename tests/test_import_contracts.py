@@ -20,6 +20,7 @@ LEAVES = {
     "forge_cli.redact",
     "forge_cli.limits",
     "forge_cli.jsonsafe",
+    "forge_cli.privacy",
 }
 """Modules that import nothing of ours (their own forbidden contract)."""
 

@@ -232,4 +232,4 @@ def test_a_deeply_nested_body_is_a_400_not_a_crash(tmp_path: Path) -> None:
                 srv, "POST", "/v1/vector_stores", body, {"Content-Type": "application/json"}
             )
     assert status == 400
-    assert "nested too deeply" in json.loads(answer)["error"]["message"]
+    assert "nested deeper than" in json.loads(answer)["error"]["message"]

@@ -152,9 +152,7 @@ def ask(
             conversation.turns = store.load(conversation.id).turns
         view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)()
         asyncio.run(
-            _answer(
-                settings, text, view, conversation, store, tuple(options.get("mcp") or ())
-            )
+            _answer(settings, text, view, conversation, store, tuple(options.get("mcp") or ()))
         )
 
 

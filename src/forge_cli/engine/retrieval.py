@@ -279,6 +279,11 @@ class RetrievalAnswerer:
     @staticmethod
     def _nothing_found(ctx: AnswerContext) -> str:
         toolset = ctx.tools.toolset
+        if toolset.list_documents is not None and toolset.file_search is None:
+            return (
+                "Retrieval-only answer (no language model is configured): the documents are "
+                "listed below; enable file_search to quote the passages that answer the question."
+            )
         if toolset.file_search is None and not toolset.web_search:
             return (
                 "Retrieval-only answer (no language model is configured): there is nothing to "

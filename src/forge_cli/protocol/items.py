@@ -7,6 +7,7 @@ server item kind is shown generically instead of breaking the stream.
 
 from __future__ import annotations
 
+import json as _json
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Discriminator, Field, Tag
@@ -318,7 +319,7 @@ class McpCall(_Item, TraceableToolCall):
     def parsed_arguments(self) -> dict[str, Any] | None:
         """The arguments as a dict, or ``None`` when they are not a JSON object."""
         try:
-            value = json.loads(self.arguments or "{}")
+            value = jsonsafe.loads(self.arguments or "{}")
         except ValueError:
             return None
         return value if isinstance(value, dict) else None
@@ -329,7 +330,7 @@ class McpCall(_Item, TraceableToolCall):
         if self.error is None or self.error == "":
             return None
         if isinstance(self.error, dict):
-            return str(self.error.get("message") or json.dumps(self.error, ensure_ascii=False))
+            return str(self.error.get("message") or _json.dumps(self.error, ensure_ascii=False))
         return self.error
 
 
