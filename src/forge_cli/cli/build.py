@@ -184,6 +184,9 @@ def default_model(settings: Settings) -> str:
 
 def runnable_settings(settings: Settings, warn: Callable[[str], None]) -> Settings:
     """``settings`` without the tools its backend cannot run, each named through ``warn``."""
+    if settings.vector_stores and not {"file-search", "list-documents"} & set(settings.tools):
+        # Naming stores means searching them: --vs alone turns file search on (it was ignored).
+        settings = replace(settings, tools=(*settings.tools, "file-search"))
     if settings.api != "local":
         return settings  # remote servers say so themselves; the chat API's loop gives notices
     dropped = [name for name in settings.tools if name in LOCAL_UNAVAILABLE_TOOLS]

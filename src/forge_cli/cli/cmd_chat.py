@@ -79,6 +79,7 @@ async def _run(
             mcp=mcp,
         )
         session.list_models = getattr(backend, "list_models", None)
+        session.default_scope = ", ".join(settings.engine_default_vector_stores)
         session.models_are_fixed = settings.api == "local" and not backend_overridden(backend)
         if session.models_are_fixed and not settings.model and session.list_models is not None:
             session.default_model = (await session.list_models())[0]  # shown, not "default"

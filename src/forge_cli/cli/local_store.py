@@ -57,7 +57,10 @@ def engine_config(settings: Settings) -> EngineConfig:
             embed_url, embed_model, settings.engine_embeddings_api_key_env
         )
     return EngineConfig(
-        upstream=upstream, searxng_url=settings.engine_searxng_url, embeddings=embeddings
+        upstream=upstream,
+        searxng_url=settings.engine_searxng_url,
+        embeddings=embeddings,
+        default_vector_stores=settings.engine_default_vector_stores,
     )
 
 

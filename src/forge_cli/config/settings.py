@@ -101,6 +101,8 @@ class Settings:
     engine_embeddings_base_url: str | None = None
     engine_embeddings_model: str | None = None
     engine_embeddings_api_key_env: str | None = None
+    engine_default_vector_stores: tuple[str, ...] = ()
+    """Stores the built-in engine searches when a question enables no tools (empty: all)."""
     limits_max_response_mb: int = DEFAULT_LIMITS.max_response_bytes // MIB
     limits_max_event_mb: int = DEFAULT_LIMITS.max_event_bytes // MIB
     limits_max_error_body_kb: int = DEFAULT_LIMITS.max_error_body_bytes // KIB
@@ -368,6 +370,12 @@ KEYS: dict[str, KeySpec] = {
             _text,
             "FORGE_EMBEDDINGS_MODEL",
             "local store: embedding model",
+        ),
+        KeySpec(
+            "engine.default_vector_stores",
+            _names,
+            "FORGE_DEFAULT_VECTOR_STORES",
+            "local engine: stores searched when no tool is enabled (comma list; empty: all)",
         ),
         KeySpec(
             "engine.embeddings_api_key_env",

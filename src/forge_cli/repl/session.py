@@ -78,6 +78,8 @@ class ChatSession:
         self.mcp = mcp  # the session's McpManager (forge_cli.mcp), for /mcp and completion
         self.list_models: Callable[[], Awaitable[list[str]]] | None = None
         """The backend's model list (``/model`` shows it), when the backend has one."""
+        self.default_scope = ""
+        """The stores the built-in engine searches when no tool is on ("" : all of them)."""
         self.models_are_fixed = False
         """Whether only the listed models can answer (the built-in engine): ``/model`` checks."""
         self._task: asyncio.Task[TurnOutcome] | None = None

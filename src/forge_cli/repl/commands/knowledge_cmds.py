@@ -82,6 +82,9 @@ async def upload_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     if vs is None and target not in active:
         session.settings.vector_stores = [*active, target]
         lines.append(f"{target} ({UPLOADS_STORE}) is now an active vector store.")
+    if session.settings.vector_stores and "file-search" not in session.settings.tools:
+        session.settings.tools = [*session.settings.tools, "file-search"]  # as /vs use does
+        lines.append("File search is on.")
     return CommandResult(message="\n".join(lines))
 
 
