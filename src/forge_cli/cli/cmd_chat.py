@@ -22,7 +22,7 @@ from forge_cli.cli.build import (
 )
 from forge_cli.cli.knowledge import build_knowledge_client
 from forge_cli.cli.main import EXIT_CODES_EPILOG
-from forge_cli.cli.options import settings_from_options, shared_options
+from forge_cli.cli.options import complete_conversation_ids, settings_from_options, shared_options
 from forge_cli.config import Settings, history_path
 from forge_cli.conversations import Conversation, ConversationStore
 from forge_cli.errors import UsageError
@@ -113,7 +113,13 @@ async def _run(
 
 @click.command(epilog=EXIT_CODES_EPILOG)
 @shared_options
-@click.option("--resume", "-r", metavar="ID", help="Resume a saved conversation.")
+@click.option(
+    "--resume",
+    "-r",
+    metavar="ID",
+    help="Resume a saved conversation.",
+    shell_complete=complete_conversation_ids,
+)
 @click.option("--continue", "-c", "cont", is_flag=True, help="Resume the latest conversation.")
 @click.option("--no-save", is_flag=True, help="Incognito: save nothing of this chat.")
 def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
