@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from forge_cli.cli.local_store import open_local_store
 from forge_cli.config import Settings
@@ -23,6 +24,7 @@ __all__ = [
     "build_knowledge_client",
     "check_upload_paths",
     "fail_if_rejected",
+    "ingest_summary",
     "raise_interrupted",
     "upload_into_new_store",
     "upload_with_progress",
@@ -109,8 +111,27 @@ def raise_interrupted(
     )
 
 
-def fail_if_rejected(results: Sequence[IngestResult]) -> None:
-    """Raise ``KnowledgeError`` (exit 1) when any file of the batch was rejected."""
-    rejected = sum(1 for r in results if not r.ok)
-    if rejected:
-        raise KnowledgeError(f"{rejected} of {len(results)} file(s) could not be added")
+def fail_if_rejected(results: Sequence[IngestResult], paths: Sequence[str] = ()) -> None:
+    """Raise ``KnowledgeError`` (exit 1) when a file named on the command line was rejected, or
+    when nothing at all could be added. Files a directory walk found that could not be read
+    (undecodable, empty) are reported per file but do not fail an ingest that added others."""
+    rejected = [r for r in results if not r.ok]
+    if not rejected:
+        return
+    named = {Path(p).name for p in paths if not Path(p).is_dir()}  # files and file ids given
+    walked_only = bool(paths) and all(r.filename not in named for r in rejected)
+    if walked_only and len(rejected) < len(results):
+        return
+    raise KnowledgeError(f"{len(rejected)} of {len(results)} file(s) could not be added")
+
+
+def ingest_summary(results: Sequence[IngestResult], paths: Sequence[str]) -> str:
+    """``added 2268, rejected 5, skipped 2850 (unsupported types, hidden or generated files)``."""
+    from forge_cli.knowledge.ingest import count_skipped
+
+    added = sum(1 for r in results if r.ok)
+    line = f"added {added}, rejected {len(results) - added}"
+    skipped = count_skipped(paths)
+    if skipped:
+        line += f", skipped {skipped} (unsupported types, hidden or generated files)"
+    return line
