@@ -63,3 +63,14 @@ def test_a_documentation_folder_ingest_skips_generated_files_and_summarises(
     assert "added 1, rejected 1, skipped 3 (unsupported types, hidden or generated files)" in (
         proc.stderr
     )
+
+
+def test_retrieval_only_answers_count_the_question_not_the_history(forge: Forge) -> None:
+    first = forge("ask", "--json", "How do I enable web search?")
+    assert first.returncode == 0, first.stderr
+    second = forge("ask", "-c", "--json", "And file search?")
+    assert second.returncode == 0, second.stderr
+    import json
+
+    tokens = json.loads(second.stdout)["usage"]["input_tokens"]
+    assert tokens == max(1, len("And file search?") // 4)  # the history is not sent anywhere

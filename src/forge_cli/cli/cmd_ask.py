@@ -136,6 +136,10 @@ def ask(
     if no_save and (cont or conversation_id):
         raise UsageError("--no-save cannot continue a saved conversation")
     settings = runnable_settings(settings_from_options(options), _warn)
+    if settings.vector_stores and settings.api in ("responses", "knowledge-forge"):
+        from forge_cli.cli.knowledge import resolve_store_refs
+
+        settings = asyncio.run(resolve_store_refs(settings))
     text = read_question(question, sys.stdin, files)
     store = None if no_save else build_store()
     conversation = _conversation(settings, store, cont, conversation_id, options)

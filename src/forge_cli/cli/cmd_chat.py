@@ -127,6 +127,10 @@ def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
     if no_save and (resume or cont):
         raise UsageError("--no-save cannot resume a saved conversation")
     settings = runnable_settings(settings_from_options(options), _warn)
+    if settings.vector_stores and settings.api in ("responses", "knowledge-forge"):
+        from forge_cli.cli.knowledge import resolve_store_refs
+
+        settings = asyncio.run(resolve_store_refs(settings))
     store = build_store()
     conversation = _pick(store, resume, cont, settings)
     if conversation.settings.model and not settings.model:  # a resumed chat keeps its model

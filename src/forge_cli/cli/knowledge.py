@@ -26,6 +26,7 @@ __all__ = [
     "fail_if_rejected",
     "ingest_summary",
     "raise_interrupted",
+    "resolve_store_refs",
     "upload_into_new_store",
     "upload_with_progress",
 ]
@@ -54,6 +55,27 @@ def build_knowledge_client(settings: Settings) -> KnowledgeClient:
         timeout=settings.timeout,
         limits=settings.limits(),
     )
+
+
+async def resolve_store_refs(settings: Settings) -> Settings:
+    """``settings`` with vector store names resolved to ids on a remote server (the built-in
+    engine resolves names itself): a server is sent ids, and an unknown or ambiguous name is
+    refused here, before the question is asked."""
+    refs = settings.vector_stores
+    if settings.api not in ("responses", "knowledge-forge") or all(
+        ref.startswith("vs_") for ref in refs
+    ):
+        return settings
+    from dataclasses import replace
+
+    from forge_cli.knowledge.client import resolve_vector_store
+
+    client = build_knowledge_client(settings)
+    try:
+        ids = [(await resolve_vector_store(client, ref)).id for ref in refs]
+    finally:
+        await client.aclose()
+    return replace(settings, vector_stores=tuple(ids))
 
 
 def check_upload_paths(paths: Sequence[str]) -> None:
