@@ -67,7 +67,11 @@ def raw_fd() -> str:
     import subprocess
 
     os.write(1, b"\\x1b[31mraw fd write\\n")
+    os.write(2, b"\\x1b]52;c;Zm9v\\x07raw stderr write\\n")
     subprocess.run([sys.executable, "-c", "print('child says hi')"], check=True)
+    subprocess.run(
+        [sys.executable, "-c", "import sys; sys.stderr.write('\\x1b[2Jchild err\\n')"], check=True
+    )
     return "raw result"
 
 
@@ -193,6 +197,8 @@ def test_writes_to_fd_1_stay_out_of_stdout(forge: Forge, tools_file: Path, mode:
     assert "\x1b" not in proc.stdout + proc.stderr
     assert "raw fd write" in proc.stderr
     assert "child says hi" in proc.stderr
+    assert "raw stderr write" in proc.stderr  # fd 2 too: shown, its escapes neutralised
+    assert "child err" in proc.stderr
     if mode == "--json":
         assert json.loads(proc.stdout)["text"] == "All done."
     elif mode == "--jsonl":

@@ -150,9 +150,9 @@ def ask(
     # User tools may write to fd 1 behind Python's back: keep stdout for Forge's own output.
     guard: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if settings.functions:
-        from forge_cli.cli.fdguard import guard_stdout_fd
+        from forge_cli.cli.fdguard import guard_stdio_fds
 
-        guard = guard_stdout_fd()
+        guard = guard_stdio_fds()
     # One writer per conversation: a chat or another ask on it is refused, not overwritten.
     lock = (
         store.open_for_writing(conversation.id) if store is not None else contextlib.nullcontext()

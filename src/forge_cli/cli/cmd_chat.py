@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from typing import Any
 
@@ -137,10 +138,17 @@ def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
         from dataclasses import replace
 
         settings = replace(settings, model=conversation.settings.model)
+    # User tools may write to fds 1 and 2 behind Python's back: keep them Forge's (sanitised).
+    guard: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if settings.functions:
+        from forge_cli.cli.fdguard import guard_stdio_fds
+
+        guard = guard_stdio_fds()
     if no_save:
-        asyncio.run(_run(settings, conversation, None, tuple(options.get("mcp") or ())))
+        with guard:
+            asyncio.run(_run(settings, conversation, None, tuple(options.get("mcp") or ())))
         return
-    with store.open_for_writing(conversation.id):
+    with store.open_for_writing(conversation.id), guard:
         if conversation.turns:  # re-read under the lock: the last holder may have added turns
             conversation = store.load(conversation.id)
         asyncio.run(_run(settings, conversation, store, tuple(options.get("mcp") or ())))

@@ -1,4 +1,4 @@
-"""Keep file descriptor 1 for Forge while user tools run in ``forge ask``.
+"""Keep file descriptors 1 and 2 for Forge while user tools run (``forge ask``, ``forge chat``).
 
 Python-level prints of a tool are captured by the tool executor (``tools/containment.py``); this
 covers the rest: ``os.write(1, ...)``, C extensions and child processes that inherit fd 1. While
@@ -18,7 +18,7 @@ from typing import TextIO
 
 from forge_cli.sanitize import sanitize_inline
 
-__all__ = ["guard_stdout_fd"]
+__all__ = ["guard_stdio_fds", "guard_stdout_fd"]
 
 _MAX_LINE = 4000
 
@@ -68,3 +68,47 @@ def guard_stdout_fd() -> Iterator[None]:
             ours.close()
         # Children that still hold the pipe keep the forwarder alive; it is a daemon thread.
         forwarder.join(timeout=1.0)
+
+
+@contextlib.contextmanager
+def guard_stderr_fd() -> Iterator[None]:
+    """Like :func:`guard_stdout_fd` for fd 2: raw writes to stderr by a tool (``os.write(2,
+    ...)``, C code, children) are shown sanitised, so escape sequences never reach the terminal;
+    Forge's own stderr goes to a duplicate of the original."""
+    try:
+        stderr_fd = sys.stderr.fileno()
+        sys.stderr.flush()
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    if stderr_fd != 2:
+        yield
+        return
+    saved = os.dup(2)
+    read_fd, write_fd = os.pipe()
+    previous = sys.stderr
+    encoding = getattr(previous, "encoding", None) or "utf-8"
+    ours = os.fdopen(os.dup(saved), "w", encoding=encoding, errors="replace", buffering=1)
+    os.dup2(write_fd, 2)
+    os.close(write_fd)
+    forwarder = threading.Thread(target=_forward, args=(read_fd, ours), daemon=True)
+    forwarder.start()
+    sys.stderr = ours
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            ours.flush()
+        sys.stderr = previous
+        os.dup2(saved, 2)
+        os.close(saved)
+        forwarder.join(timeout=1.0)
+        with contextlib.suppress(OSError, ValueError):
+            ours.close()
+
+
+@contextlib.contextmanager
+def guard_stdio_fds() -> Iterator[None]:
+    """Both guards: fd 1 and fd 2 stay Forge's while user tools may write to them."""
+    with guard_stderr_fd(), guard_stdout_fd():
+        yield
