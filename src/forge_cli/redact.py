@@ -22,10 +22,12 @@ from typing import Any
 __all__ = [
     "REDACTED",
     "clear_secrets",
+    "held_prefix",
     "redact",
     "redact_data",
     "register_environment_secrets",
     "register_secret",
+    "secrets_in_use",
 ]
 
 REDACTED = "***"
@@ -123,3 +125,20 @@ def redact_data(value: Any) -> Any:
             else:
                 target.append(copy)
     return root
+
+
+def secrets_in_use() -> tuple[str, ...]:
+    """The registered secrets, longest first (empty when none is known)."""
+    return _secrets
+
+
+def held_prefix(text: str) -> int:
+    """How many characters at the end of ``text`` could be the start of a registered secret
+    (they are held back from a live stream until the next piece shows whether they are)."""
+    best = 0
+    for secret in _secrets:
+        for size in range(min(len(secret) - 1, len(text)), best, -1):
+            if text.endswith(secret[:size]):
+                best = size
+                break
+    return best

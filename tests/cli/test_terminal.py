@@ -116,7 +116,7 @@ def term_env(tmp_path: Path) -> Callable[[list[list[dict[str, object]]]], dict[s
 def test_chat_help_tools_and_a_cited_answer(term_env: Callable[..., dict[str, str]]) -> None:
     term = Terminal(["chat"], term_env([ANSWER_SCRIPT]))
     term.wait_for("forge>")
-    term.wait_for("no tools")  # the bottom toolbar
+    term.wait_for("file-search (default)")  # the bottom toolbar: what the engine will search
 
     term.line("/help")
     term.wait_for("/export md|json PATH")

@@ -16,6 +16,7 @@ from forge_cli.errors import ProtocolError, StreamError
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.response import Response
 from forge_cli.stream.builder import SnapshotBuilder
+from forge_cli.stream.secrets import DeltaRedactor
 
 __all__ = ["fold", "raise_for_failure"]
 
@@ -30,8 +31,9 @@ async def fold(
     """
     builder = builder if builder is not None else SnapshotBuilder()
     last: Response | None = None
+    redactor = DeltaRedactor()  # keys echoed by a server never reach a snapshot, even split
     async for event in events:
-        snapshot = builder.feed(event)
+        snapshot = builder.feed(redactor(event))
         if snapshot is not last:  # unchanged by this event: nothing new to show
             last = snapshot
             yield snapshot

@@ -1,0 +1,66 @@
+"""Keys never cross a live stream: text deltas are redacted before any snapshot is made.
+
+A server may echo a key in the answer text, split over several deltas so that no single delta
+contains it. :class:`DeltaRedactor` keeps, per text part, the end of the text that could still
+become a registered secret (:func:`forge_cli.redact.held_prefix`) and sends it on with the next
+delta, redacted as a whole; full texts (``output_text.done``, the items of ``output_item.done``
+and the final response) are redacted as they are. So the live terminal, ``--jsonl`` deltas, the
+document and the saved conversation never show a key, whole or split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator
+from typing import Any
+
+from forge_cli.protocol.events import StreamEvent
+from forge_cli.redact import held_prefix, redact, redact_data, secrets_in_use
+
+__all__ = ["DeltaRedactor", "redact_stream"]
+
+_FULL_TEXT_EVENTS = frozenset(
+    {
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+        "response.completed",
+        "response.incomplete",
+        "response.failed",
+    }
+)
+
+
+class DeltaRedactor:
+    """Rewrites text-delta events so no registered secret survives, whole or split."""
+
+    def __init__(self) -> None:
+        self._held: dict[tuple[Any, Any], str] = {}
+
+    def __call__(self, event: StreamEvent) -> StreamEvent:
+        if not secrets_in_use():
+            return event
+        if event.type == "response.output_text.delta":
+            key = (
+                event.data.get("item_id", event.data.get("output_index")),
+                event.data.get("content_index"),
+            )
+            delta = event.data.get("delta")
+            if not isinstance(delta, str):
+                return event
+            text = redact(self._held.pop(key, "") + delta)
+            hold = held_prefix(text)
+            if hold:
+                self._held[key] = text[-hold:]
+                text = text[:-hold]
+            return StreamEvent(event.type, {**event.data, "delta": text})
+        if event.type in _FULL_TEXT_EVENTS:
+            data = redact_data(event.data)
+            return StreamEvent(event.type, data if isinstance(data, dict) else event.data)
+        return event
+
+
+async def redact_stream(events: AsyncIterable[StreamEvent]) -> AsyncIterator[StreamEvent]:
+    """``events`` with text deltas and full texts redacted (see :class:`DeltaRedactor`)."""
+    redactor = DeltaRedactor()
+    async for event in events:
+        yield redactor(event)
