@@ -26,6 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 
+from forge_cli._lazy import request_sent
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,
@@ -46,6 +47,7 @@ __all__ = [
     "build_client",
     "display_url",
     "map_transport_error",
+    "mark_sent",
     "parse_retry_after",
     "read_error_body",
     "send_with_retries",
@@ -242,6 +244,19 @@ class SchemeTransport(httpx2.AsyncBaseTransport):
                 await transport.aclose()
 
 
+async def _trace(name: str, info: dict[str, Any]) -> None:
+    if name.endswith("send_request_body.complete"):
+        request_sent()
+
+
+async def mark_sent(request: httpx2.Request) -> None:
+    """An httpx2 ``request`` event hook: :func:`forge_cli._lazy.request_sent` once it is sent.
+
+    The CLI imports the answer's renderer in the background from then on (first paint).
+    """
+    request.extensions.setdefault("trace", _trace)
+
+
 def build_client(
     *, connect_timeout: float, read_timeout: float, trust_env: bool = True
 ) -> httpx2.AsyncClient:
@@ -254,6 +269,7 @@ def build_client(
         follow_redirects=True,
         trust_env=trust_env,
         transport=SchemeTransport(trust_env=trust_env),
+        event_hooks={"request": [mark_sent]},
     )
 
 

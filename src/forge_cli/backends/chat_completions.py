@@ -72,8 +72,11 @@ class ChatCompletionsBackend:
             import httpx2
             from openai import AsyncOpenAI
 
+            from forge_cli.backends._http import mark_sent
+
             http = httpx2.AsyncClient(
-                timeout=httpx2.Timeout(self.timeout, connect=self.connect_timeout)
+                timeout=httpx2.Timeout(self.timeout, connect=self.connect_timeout),
+                event_hooks={"request": [mark_sent]},
             )
             self._client = AsyncOpenAI(
                 base_url=self.base_url,
