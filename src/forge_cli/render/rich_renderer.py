@@ -114,6 +114,9 @@ class RichRenderer:
         self._interval = 1.0 / max_fps
         self._last_tick: float | None = None
         self._dirty = False
+        self._shown_content = False
+        """The answer's first content was drawn: it is drawn at once, not when the throttle
+        allows (the snapshot before it -- an empty message -- usually just started the window)."""
         self._numbering = CitationNumbering()
         self._layout = Layout()
         self._committed = 0
@@ -147,7 +150,9 @@ class RichRenderer:
             self.clock.observe(item_key(item, index), settled(item, index, count, ctx), now)
         self._advance(response, ctx, final=False)
         self._dirty = True
-        if self._due(now) and not self._paused:
+        first = not self._shown_content and _has_content(response)
+        if (first or self._due(now)) and not self._paused:
+            self._shown_content |= first
             self._tick(response, now)
 
     def tick(self) -> bool:
@@ -378,3 +383,8 @@ class RichRenderer:
         if self._pending:
             pending, self._pending = self._pending, []
             self.console.print(Group(*pending))
+
+
+def _has_content(response: Response) -> bool:
+    """Whether the snapshot holds something to show: a message with text, or any other item."""
+    return any(not is_message(item) or item.text for item in response.output)
