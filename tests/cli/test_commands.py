@@ -50,6 +50,27 @@ def test_help_imports_nothing_heavy() -> None:
     assert proc.stdout.strip().splitlines()[-1] == "[]"
 
 
+def test_version_fast_path_prints_clicks_line_without_click() -> None:
+    code = (
+        "import io, json, sys\nfrom contextlib import redirect_stdout\n"
+        "from forge_cli.cli import entry\n"
+        "out = io.StringIO()\n"
+        "with redirect_stdout(out):\n"
+        "    try:\n        entry.main(['--version'])\n"
+        "    except SystemExit as exc:\n        code = exc.code\n"
+        "fast, loaded = out.getvalue(), 'click' in sys.modules\n"
+        "from forge_cli.cli.main import run\n"
+        "out = io.StringIO()\n"
+        "with redirect_stdout(out):\n    slow_code = run(['--version', '-V'])\n"
+        "print(json.dumps([fast, code, loaded, out.getvalue(), slow_code]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    fast, code, loaded, slow, slow_code = json.loads(proc.stdout)
+    assert (fast, code) == (slow, slow_code) == (fast, 0)  # the line click's option prints
+    assert fast.startswith("forge, version ")
+    assert loaded is False
+
+
 def test_bad_flag_is_usage_error(forge: Run) -> None:
     proc = forge("ask", "--tool", "telepathy", "hi")
     assert proc.returncode == 2
