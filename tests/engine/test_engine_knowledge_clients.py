@@ -7,16 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from forge_cli.backends.knowledge_client import (
-    KnowledgeClient,
-    LocalKnowledgeClient,
-    resolve_vector_store,
-)
 from forge_cli.backends.knowledge_http import HttpKnowledgeClient
 from forge_cli.engine import Engine, EngineConfig
 from forge_cli.engine.server import BackgroundServer
-from forge_cli.errors import NotFoundError
+from forge_cli.errors import NotFoundError, UsageError
 from forge_cli.knowledge import KnowledgeStore
+from forge_cli.knowledge.client import (
+    KnowledgeClient,
+    LocalKnowledgeClient,
+    attach_file,
+    ensure_vector_store,
+    list_documents,
+    resolve_vector_store,
+    search_stores,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -74,3 +78,31 @@ async def test_knowledge_commands_behave_the_same(client: KnowledgeClient, tmp_p
         await client.get_vector_store(vs.id)
     with pytest.raises(NotFoundError):
         await resolve_vector_store(client, "nothing")
+
+
+async def test_the_seam_helpers_behave_the_same(client: KnowledgeClient, tmp_path: Path) -> None:
+    """Names or ids, merged multi-store search, store creation and attaching, local or remote."""
+    (tmp_path / "owls.md").write_text("# Owls\n\nOwls hunt at night and fly silently at night.")
+    (tmp_path / "bats.md").write_text("# Bats\n\nBats hunt insects at night by echolocation.")
+    birds = await ensure_vector_store(client, "birds")
+    assert (await ensure_vector_store(client, "birds")).id == birds.id  # found, not created twice
+    mammals = await client.create_vector_store("mammals")
+    await client.upload_files([tmp_path / "owls.md"], vector_store_id=birds.id)
+    report = await client.upload_files([tmp_path / "bats.md"])
+    [bat] = report.added
+    assert bat.file is not None
+
+    attached = await attach_file(client, mammals.id, bat.file.id)
+    assert (attached.status, attached.file) == ("ok", bat.file)
+    missing = await attach_file(client, mammals.id, "file_missing")
+    assert (missing.status, missing.filename) == ("rejected", "file_missing")
+
+    hits = await search_stores(client, ["birds", mammals.id], "hunt at night")
+    assert {h.filename for h in hits} == {"owls.md", "bats.md"}
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert len(await search_stores(client, ["birds", "mammals"], "night", max_num_results=1)) == 1
+    with pytest.raises(UsageError, match="no active vector store"):
+        await search_stores(client, [], "night")
+
+    assert {d.filename for d in await list_documents(client, ["mammals"])} == {"bats.md"}
+    assert {d.filename for d in await list_documents(client, [])} == {"owls.md", "bats.md"}

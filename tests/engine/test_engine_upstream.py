@@ -9,8 +9,8 @@ import pytest
 from engine_helpers import check_structure, collect
 
 from forge_cli.engine import Engine, EngineConfig, UpstreamConfig
-from forge_cli.engine.citations import CitationFilter, Segment
 from forge_cli.protocol import Request
+from forge_cli.protocol.citing import CitationFilter, Segment
 from forge_cli.stream import SnapshotBuilder
 from helpers.loopback import LoopbackServer, RecordedRequest, Reply, sse, sse_done
 

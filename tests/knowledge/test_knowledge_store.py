@@ -19,10 +19,12 @@ def test_public_surface_is_pinned() -> None:
             "DATA_DIR_ENV", "DEFAULT_MAX_FILE_BYTES", "SCHEMA_VERSION", "SEED_STORE_NAME",
             "SUPPORTED_EXTENSIONS", "AttributeValue", "Attributes", "BatchReport", "ChunkSpec",
             "DocumentHit", "Embedder", "FileCounts", "FileRecord", "FileRejected", "FileText",
-            "IngestResult", "IngestStatus", "KnowledgeStore", "Page", "ProgressCallback",
-            "SearchHit", "VectorStore", "VectorStoreFile", "build_match_query", "bundled_docs",
-            "chunk_text", "default_store_path", "ensure_seed_store", "expand_paths",
-            "extract_text", "parse_filter", "query_terms", "reciprocal_rank_fusion",
+            "IngestResult", "IngestStatus", "KnowledgeClient", "KnowledgeStore",
+            "LocalKnowledgeClient", "Page", "ProgressCallback", "SearchHit", "VectorStore",
+            "VectorStoreFile", "attach_file", "build_match_query", "bundled_docs", "chunk_text",
+            "default_store_path", "ensure_seed_store", "ensure_vector_store", "expand_paths",
+            "extract_text", "list_documents", "parse_filter", "query_terms",
+            "reciprocal_rank_fusion", "resolve_vector_store", "search_stores",
         ]
     )  # fmt: skip
     for name in knowledge.__all__:

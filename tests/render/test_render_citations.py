@@ -7,8 +7,8 @@ import io
 from tests_render_helpers import FakeClock  # type: ignore[import-not-found]
 
 from forge_cli.protocol import FileCitation, Message, OutputText, Response, UrlCitation
-from forge_cli.render import collect_citations, make_renderer
-from forge_cli.render.citations import CitationNumbering, cite_message
+from forge_cli.protocol.citations import CitationNumbering, cite_message, collect_citations
+from forge_cli.render import make_renderer
 
 
 def _msg(text: str, *annotations: object) -> Message:

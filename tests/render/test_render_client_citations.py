@@ -12,13 +12,13 @@ from tests_render_helpers import FakeClock  # type: ignore[import-not-found]
 
 from forge_cli.agent.citations import annotate_citations
 from forge_cli.protocol import Message, OutputText, Response
+from forge_cli.protocol.citing import Passage
 from forge_cli.render import make_renderer
-from forge_cli.tools.base import CitationSource
 from forge_cli.tools.hooks import ToolResult
 
 SOURCES = (
-    CitationSource(number=3, file_id="f3", filename="first.md"),
-    CitationSource(number=4, file_id="f4", filename="second.md"),
+    Passage(number=3, text="First passage.", filename="first.md", file_id="f3"),
+    Passage(number=4, text="Second passage.", filename="second.md", file_id="f4"),
 )
 
 

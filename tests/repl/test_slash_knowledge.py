@@ -1,8 +1,8 @@
-"""/upload, /docs and /search in the chat session, through the CLI's knowledge adapter.
+"""/upload, /docs and /search in the chat session, through the one knowledge seam.
 
-The session talks to :class:`forge_cli.cli.knowledge.KnowledgeAdapter` over a real local store,
-so the adapter's translation (ids or names, documents of the active stores, hits sorted by
-score) is tested where it is used.
+The session talks to a :class:`forge_cli.knowledge.LocalKnowledgeClient` over a real local store,
+so the seam's helpers (ids or names, documents of the active stores, hits sorted by score) are
+tested where they are used.
 """
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from forge_cli.backends.knowledge_client import LocalKnowledgeClient
-from forge_cli.cli.knowledge import KnowledgeAdapter
 from forge_cli.conversations import Conversation
-from forge_cli.knowledge import KnowledgeStore
+from forge_cli.errors import KnowledgeError
+from forge_cli.knowledge import FileRecord, IngestResult, KnowledgeStore, LocalKnowledgeClient
 from forge_cli.protocol import Request, Response
-from forge_cli.repl import ChatSession, ProgressLine, UploadResult, result_line
+from forge_cli.repl import ChatSession, ProgressLine, result_line
 
 pytestmark = pytest.mark.anyio
 
@@ -48,22 +47,22 @@ def docs(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def adapter(tmp_path: Path) -> Iterator[KnowledgeAdapter]:
+def client(tmp_path: Path) -> Iterator[LocalKnowledgeClient]:
     store = KnowledgeStore(tmp_path / "k.db")
-    yield KnowledgeAdapter(lambda: LocalKnowledgeClient(store, seed=False))
+    yield LocalKnowledgeClient(store, seed=False)
     store.close()
 
 
-def _session(adapter: KnowledgeAdapter | None, out: io.StringIO) -> ChatSession:
-    return ChatSession(Conversation(), _never, out=out, knowledge=adapter)
+def _session(client: LocalKnowledgeClient | None, out: io.StringIO) -> ChatSession:
+    return ChatSession(Conversation(), _never, out=out, knowledge=client)
 
 
-async def test_upload_docs_and_search_through_the_adapter(
-    adapter: KnowledgeAdapter, docs: Path
+async def test_upload_docs_and_search_through_the_seam(
+    client: LocalKnowledgeClient, docs: Path
 ) -> None:
-    await adapter.client.create_vector_store("team")
+    await client.create_vector_store("team")
     out = TtyOut()
-    session = _session(adapter, out)
+    session = _session(client, out)
 
     assert await session.handle_line(f"/upload {docs} --vs team")
     text = out.getvalue()
@@ -94,10 +93,10 @@ async def test_upload_docs_and_search_through_the_adapter(
 
 
 async def test_search_without_an_active_store_is_an_error_line(
-    adapter: KnowledgeAdapter,
+    client: LocalKnowledgeClient,
 ) -> None:
     out = io.StringIO()
-    session = _session(adapter, out)
+    session = _session(client, out)
     assert await session.handle_line("/search anything")
     assert "error: no active vector store" in out.getvalue()
     out.seek(0)
@@ -107,19 +106,17 @@ async def test_search_without_an_active_store_is_an_error_line(
 
 
 async def test_upload_into_the_active_store_and_bad_paths(
-    adapter: KnowledgeAdapter, docs: Path, tmp_path: Path
+    client: LocalKnowledgeClient, docs: Path, tmp_path: Path
 ) -> None:
-    store = await adapter.client.create_vector_store("team")
+    store = await client.create_vector_store("team")
     out = io.StringIO()
-    session = _session(adapter, out)
+    session = _session(client, out)
     await session.handle_line(f"/vs use {store.id}")
     assert await session.handle_line(f"/upload {docs / 'ports.md'}")
     text = out.getvalue()
     assert "\x1b" not in text  # not a terminal: no progress bar
     assert f"Uploaded 1 of 1 file(s) into {store.id}." in text
-    assert [m.filename for m in await adapter.client.list_vector_store_files(store.id)] == [
-        "ports.md"
-    ]
+    assert [m.filename for m in await client.list_vector_store_files(store.id)] == ["ports.md"]
     await session.handle_line(f"/upload {tmp_path / 'missing.md'}")
     assert "error: no such file or directory" in out.getvalue()
     await session.handle_line("/upload --vs")
@@ -156,21 +153,27 @@ def test_progress_line_draws_only_on_a_terminal() -> None:
 
 
 def test_result_line_formats_each_status() -> None:
-    assert result_line(UploadResult("a.md", "ok", "file_1")) == "ok         file_1  a.md"
+    record = FileRecord(
+        id="file_1", filename="a.md", bytes=1, sha256="0", mime_type="text/markdown", created_at=0
+    )
     assert (
-        result_line(UploadResult("b.bin", "rejected", None, "binary\ncontent"))
+        result_line(IngestResult(filename="a.md", status="ok", file=record))
+        == "ok         file_1  a.md"
+    )
+    assert (
+        result_line(IngestResult(filename="b.bin", status="rejected", reason="binary\ncontent"))
         == "rejected   -  b.bin: binary content"
     )
 
 
 async def test_upload_without_a_store_goes_to_uploads_and_activates_it(
-    adapter: KnowledgeAdapter, docs: Path
+    client: LocalKnowledgeClient, docs: Path
 ) -> None:
     """A file in no vector store could never be searched: /upload puts it somewhere searchable."""
     out = io.StringIO()
-    session = _session(adapter, out)
+    session = _session(client, out)
     assert await session.handle_line(f"/upload {docs / 'walrus.txt'}")
-    [uploads] = [vs for vs in await adapter.list_vector_stores() if vs.name == "uploads"]
+    [uploads] = [vs for vs in await client.list_vector_stores() if vs.name == "uploads"]
     assert session.settings.vector_stores == [uploads.id]
     assert f"into {uploads.id}" in out.getvalue()
     out.seek(0)
@@ -179,4 +182,22 @@ async def test_upload_without_a_store_goes_to_uploads_and_activates_it(
     assert out.getvalue().startswith("[1] walrus.txt (")
     # A second upload reuses the same store.
     assert await session.handle_line(f"/upload {docs / 'ports.md'}")
-    assert [vs.name for vs in await adapter.list_vector_stores()].count("uploads") == 1
+    assert [vs.name for vs in await client.list_vector_stores()].count("uploads") == 1
+
+
+async def test_a_client_given_an_opener_opens_the_store_on_first_use(tmp_path: Path) -> None:
+    opened: list[KnowledgeStore] = []
+
+    def open_store() -> KnowledgeStore:
+        opened.append(KnowledgeStore(tmp_path / "lazy.db"))
+        return opened[-1]
+
+    lazy = LocalKnowledgeClient(open_store, seed=False)
+    session = _session(lazy, io.StringIO())
+    assert await session.handle_line("/help")
+    assert opened == []  # a session that never touches its documents never opens them
+    assert await lazy.list_vector_stores() == []
+    assert len(opened) == 1
+    await lazy.aclose()  # the client opened the store, so it closes it
+    with pytest.raises(KnowledgeError, match="closed database"):
+        opened[0].list_vector_stores()

@@ -11,10 +11,7 @@ from typing import TYPE_CHECKING
 from forge_cli._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from forge_cli.agent.citations import (
-        annotate_citations,
-        find_markers,
-    )
+    from forge_cli.agent.citations import annotate_citations
     from forge_cli.agent.drivers import (
         Driver,
         EvaluatorDriver,
@@ -95,7 +92,6 @@ _WHERE = {
     "backend_responder": "turn",
     "build_agent": "factory",
     "extract_tool_call_tags": "drivers",
-    "find_markers": "citations",
     "parse_decision": "drivers",
     "parse_verdict": "drivers",
     "replayable": "state",
@@ -135,7 +131,6 @@ __all__ = [
     "backend_responder",
     "build_agent",
     "extract_tool_call_tags",
-    "find_markers",
     "parse_decision",
     "parse_verdict",
     "replayable",

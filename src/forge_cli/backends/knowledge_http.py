@@ -15,7 +15,6 @@ from typing import Any
 
 import httpx2
 
-from forge_cli.backends.knowledge_client import PathLike
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,
@@ -35,6 +34,7 @@ from forge_cli.knowledge import (
     VectorStore,
     VectorStoreFile,
 )
+from forge_cli.knowledge.client import PathLike
 from forge_cli.knowledge.ingest import expand_paths
 from forge_cli.wording import shorten
 

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from forge_cli.backends.base import Backend
+from forge_cli.cli.local_store import engine_config, open_local_store
 from forge_cli.config import Settings, conversations_dir
 from forge_cli.config.tools import LOCAL_UNAVAILABLE_TOOLS
 from forge_cli.conversations import (
@@ -27,7 +28,6 @@ from forge_cli.repl.view import ViewFactory
 
 if TYPE_CHECKING:
     from forge_cli.agent.factory import AgentConfig, DriverKind
-    from forge_cli.engine import EngineConfig
     from forge_cli.knowledge import KnowledgeStore
     from forge_cli.protocol.request import ToolChoice
     from forge_cli.render import Renderer
@@ -112,45 +112,6 @@ def build_backend(settings: Settings) -> Backend:
         api_key=settings.api_key,
         api_key_env=key_env,
         timeout=settings.timeout,
-    )
-
-
-def engine_config(settings: Settings) -> EngineConfig:
-    """The local engine's ``EngineConfig`` from the ``engine.*`` settings.
-
-    Their environment variables (``FORGE_SEARXNG_URL``, ``FORGE_UPSTREAM_*``) are the ones
-    ``EngineConfig.from_env`` reads, so ``forge serve`` and ``forge chat`` agree.
-    """
-    from forge_cli.engine import EmbeddingsConfig, EngineConfig, UpstreamConfig
-
-    base_url, model = settings.engine_upstream_base_url, settings.engine_upstream_model
-    if bool(base_url) != bool(model):
-        missing = "engine.upstream_model" if base_url else "engine.upstream_base_url"
-        raise ConfigError(
-            f"{missing} is not set; the local engine needs both an upstream URL and model",
-            hint=f"forge config set {missing} VALUE (or unset the other)",
-        )
-    upstream = None
-    if base_url and model:
-        upstream = UpstreamConfig(
-            base_url=base_url,
-            model=model,
-            api_key_env=settings.engine_upstream_api_key_env or "OPENAI_API_KEY",
-        )
-    embeddings = None
-    embed_url, embed_model = settings.engine_embeddings_base_url, settings.engine_embeddings_model
-    if bool(embed_url) != bool(embed_model):
-        missing = "engine.embeddings_model" if embed_url else "engine.embeddings_base_url"
-        raise ConfigError(
-            f"{missing} is not set; embeddings need both a URL and a model",
-            hint=f"forge config set {missing} VALUE (or unset the other)",
-        )
-    if embed_url and embed_model:
-        embeddings = EmbeddingsConfig(
-            embed_url, embed_model, settings.engine_embeddings_api_key_env
-        )
-    return EngineConfig(
-        upstream=upstream, searxng_url=settings.engine_searxng_url, embeddings=embeddings
     )
 
 
@@ -257,9 +218,7 @@ def build_responder(settings: Settings, backend: Backend, *, interactive: bool) 
     if settings.api == "chat":
 
         def store() -> KnowledgeStore:
-            from forge_cli.engine import open_store
-
-            return open_store(None, engine_config(settings))
+            return open_local_store(settings)
 
     return agent_responder(
         backend,

@@ -19,7 +19,7 @@ from forge_cli.cli.build import (
     runnable_settings,
     stores_responses,
 )
-from forge_cli.cli.knowledge import KnowledgeAdapter, build_knowledge_client
+from forge_cli.cli.knowledge import build_knowledge_client
 from forge_cli.cli.main import EXIT_CODES_EPILOG
 from forge_cli.cli.options import settings_from_options, shared_options
 from forge_cli.config import Settings, history_path
@@ -57,7 +57,7 @@ async def _run(
     knowledge = None
     refresh: asyncio.Task[None] | None = None
     if settings.api != "chat" and not backend_overridden(backend):
-        knowledge = KnowledgeAdapter(lambda: build_knowledge_client(settings))
+        knowledge = build_knowledge_client(settings)
     try:
         session = ChatSession(
             conversation,

@@ -15,16 +15,14 @@ in the store).
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from forge_cli.cli.knowledge import (
-    attach_file,
     build_knowledge_client,
     check_upload_paths,
     fail_if_rejected,
@@ -32,12 +30,19 @@ from forge_cli.cli.knowledge import (
 )
 from forge_cli.cli.options import settings_from_options
 from forge_cli.errors import NotFoundError
-from forge_cli.repl.knowledge import UploadResult, result_line
+from forge_cli.repl.knowledge import result_line
 from forge_cli.wording import plural
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from forge_cli.knowledge.client import KnowledgeClient
+    from forge_cli.knowledge.models import IngestResult, VectorStore
 
 __all__ = ["files", "vs"]
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
+Work = Callable[["KnowledgeClient"], Awaitable[None]]
 
 
 def _backend_options(func: F) -> F:
@@ -60,9 +65,9 @@ def _backend_options(func: F) -> F:
 _json = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 
 
-def _run(options: dict[str, Any], work: Callable[[Any], Awaitable[None]]) -> None:
+def _run(options: Mapping[str, object], work: Work) -> None:
     """Run ``work(client)`` with the knowledge client of these options, then close it."""
-    settings = settings_from_options(options)
+    settings = settings_from_options(dict(options))
 
     async def main() -> None:
         client = build_knowledge_client(settings)
@@ -83,17 +88,26 @@ def _clean(text: object) -> str:
     return sanitize_inline(str(text))
 
 
-def _echo_json(value: Any) -> None:
+def _echo_json(value: object) -> None:
     from forge_cli.sanitize import json_dumps_safe
 
     click.echo(json_dumps_safe(value, indent=2))
 
 
-def _dump(record: Any) -> Any:
-    """A knowledge record (pydantic) or our dataclass as JSON-ready data."""
-    if dataclasses.is_dataclass(record) and not isinstance(record, type):
-        return dataclasses.asdict(record)
+def _dump(record: BaseModel) -> dict[str, object]:
+    """A knowledge record as JSON-ready data."""
     return record.model_dump(mode="json")
+
+
+def _dump_result(result: IngestResult) -> dict[str, str | None]:
+    """One upload result in ``--json`` output: ``filename``, ``status``, ``file_id``, ``reason``."""
+    file_id = result.file.id if result.file is not None else None
+    return {
+        "filename": result.filename,
+        "status": result.status,
+        "file_id": file_id,
+        "reason": result.reason,
+    }
 
 
 def _when(timestamp: int) -> str:
@@ -106,16 +120,16 @@ def _fields(rows: Sequence[tuple[str, object]]) -> None:
         click.echo(f"{name.ljust(width)}  {_clean(value)}")
 
 
-async def _store(client: Any, ref: str) -> Any:
-    from forge_cli.backends.knowledge_client import resolve_vector_store
+async def _store(client: KnowledgeClient, ref: str) -> VectorStore:
+    from forge_cli.knowledge.client import resolve_vector_store
 
     return await resolve_vector_store(client, ref)
 
 
-def _report(results: Sequence[UploadResult], *, as_json: bool, err: bool = False) -> None:
+def _report(results: Sequence[IngestResult], *, as_json: bool, err: bool = False) -> None:
     """Print the per-file results; raise (exit 1) if any file was rejected."""
     if as_json:
-        _echo_json([_dump(r) for r in results])
+        _echo_json([_dump_result(r) for r in results])
     else:
         for result in results:
             click.echo(result_line(result), err=err)
@@ -133,10 +147,10 @@ def vs() -> None:
 @vs.command("list")
 @_backend_options
 @_json
-def vs_list(as_json: bool, **options: Any) -> None:
+def vs_list(as_json: bool, **options: object) -> None:
     """List vector stores."""
 
-    async def work(client: Any) -> None:
+    async def work(client: KnowledgeClient) -> None:
         stores = await client.list_vector_stores()
         if as_json:
             _echo_json([_dump(s) for s in stores])
@@ -156,19 +170,19 @@ def vs_list(as_json: bool, **options: Any) -> None:
 @_json
 @click.argument("name")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
-def vs_create(name: str, paths: tuple[str, ...], as_json: bool, **options: Any) -> None:
+def vs_create(name: str, paths: tuple[str, ...], as_json: bool, **options: object) -> None:
     """Create a vector store NAME, optionally uploading PATHS (directories are walked).
 
     Prints the new store's id on stdout, and a line per file on stderr.
     """
     check_upload_paths(paths)
 
-    async def work(client: Any) -> None:
+    async def work(client: KnowledgeClient) -> None:
         store = await client.create_vector_store(name)
         results = await upload_with_progress(client, paths, store.id) if paths else []
         if as_json:
             store = await client.get_vector_store(store.id)
-            _echo_json({"vector_store": _dump(store), "files": [_dump(r) for r in results]})
+            _echo_json({"vector_store": _dump(store), "files": [_dump_result(r) for r in results]})
             fail_if_rejected(results)
             return
         click.echo(store.id)
@@ -181,10 +195,10 @@ def vs_create(name: str, paths: tuple[str, ...], as_json: bool, **options: Any) 
 @_backend_options
 @_json
 @click.argument("ref", metavar="ID")
-def vs_show(ref: str, as_json: bool, **options: Any) -> None:
+def vs_show(ref: str, as_json: bool, **options: object) -> None:
     """Show a vector store (by id or name) and its files."""
 
-    async def work(client: Any) -> None:
+    async def work(client: KnowledgeClient) -> None:
         store = await _store(client, ref)
         members = await client.list_vector_store_files(store.id)
         if as_json:
@@ -210,10 +224,10 @@ def vs_show(ref: str, as_json: bool, **options: Any) -> None:
 @vs.command("delete")
 @_backend_options
 @click.argument("ref", metavar="ID")
-def vs_delete(ref: str, **options: Any) -> None:
+def vs_delete(ref: str, **options: object) -> None:
     """Delete a vector store (by id or name); its files stay."""
 
-    async def work(client: Any) -> None:
+    async def work(client: KnowledgeClient) -> None:
         store = await _store(client, ref)
         await client.delete_vector_store(store.id)
         click.echo(_clean(f"Deleted {store.id} ({store.name})"), err=True)
@@ -226,7 +240,7 @@ def vs_delete(ref: str, **options: Any) -> None:
 @_json
 @click.argument("ref", metavar="ID")
 @click.argument("items", nargs=-1, required=True, metavar="PATH_OR_FILE_ID...")
-def vs_add(ref: str, items: tuple[str, ...], as_json: bool, **options: Any) -> None:
+def vs_add(ref: str, items: tuple[str, ...], as_json: bool, **options: object) -> None:
     """Add files to a vector store: upload PATHs, or attach already uploaded FILE_IDs.
 
     An argument that names an existing file or directory is uploaded; any other is a file id.
@@ -235,9 +249,11 @@ def vs_add(ref: str, items: tuple[str, ...], as_json: bool, **options: Any) -> N
     file_ids = [item for item in items if not Path(item).exists()]
     check_upload_paths(paths)
 
-    async def work(client: Any) -> None:
+    async def work(client: KnowledgeClient) -> None:
         store = await _store(client, ref)
         results = await upload_with_progress(client, paths, store.id) if paths else []
+        from forge_cli.knowledge.client import attach_file
+
         for file_id in file_ids:
             results.append(await attach_file(client, store.id, file_id))
         _report(results, as_json=as_json)
@@ -249,10 +265,10 @@ def vs_add(ref: str, items: tuple[str, ...], as_json: bool, **options: Any) -> N
 @_backend_options
 @click.argument("ref", metavar="ID")
 @click.argument("file_ids", nargs=-1, required=True, metavar="FILE_ID...")
-def vs_remove(ref: str, file_ids: tuple[str, ...], **options: Any) -> None:
+def vs_remove(ref: str, file_ids: tuple[str, ...], **options: object) -> None:
     """Detach files from a vector store (the files themselves stay)."""
 
-    async def work(client: Any) -> None:
+    async def work(client: KnowledgeClient) -> None:
         store = await _store(client, ref)
         missing = 0
         for file_id in file_ids:
@@ -275,10 +291,10 @@ def vs_remove(ref: str, file_ids: tuple[str, ...], **options: Any) -> None:
 @click.argument("ref", metavar="ID")
 @click.argument("query")
 @click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100))
-def vs_search(ref: str, query: str, limit: int, as_json: bool, **options: Any) -> None:
+def vs_search(ref: str, query: str, limit: int, as_json: bool, **options: object) -> None:
     """Search a vector store (by id or name)."""
 
-    async def work(client: Any) -> None:
+    async def work(client: KnowledgeClient) -> None:
         store = await _store(client, ref)
         hits = await client.search(store.id, query, max_num_results=limit)
         if as_json:
@@ -308,12 +324,12 @@ def files() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--vs", "store_ref", metavar="ID", help="Also add the files to this store.")
 def files_upload(
-    paths: tuple[str, ...], store_ref: str | None, as_json: bool, **options: Any
+    paths: tuple[str, ...], store_ref: str | None, as_json: bool, **options: object
 ) -> None:
     """Upload files (directories are walked), optionally into a vector store."""
     check_upload_paths(paths)
 
-    async def work(client: Any) -> None:
+    async def work(client: KnowledgeClient) -> None:
         store_id = (await _store(client, store_ref)).id if store_ref else None
         _report(await upload_with_progress(client, paths, store_id), as_json=as_json)
 
@@ -323,10 +339,10 @@ def files_upload(
 @files.command("list")
 @_backend_options
 @_json
-def files_list(as_json: bool, **options: Any) -> None:
+def files_list(as_json: bool, **options: object) -> None:
     """List uploaded files."""
 
-    async def work(client: Any) -> None:
+    async def work(client: KnowledgeClient) -> None:
         records = await client.list_files()
         if as_json:
             _echo_json([_dump(r) for r in records])
@@ -343,10 +359,10 @@ def files_list(as_json: bool, **options: Any) -> None:
 @_backend_options
 @_json
 @click.argument("file_id")
-def files_show(file_id: str, as_json: bool, **options: Any) -> None:
+def files_show(file_id: str, as_json: bool, **options: object) -> None:
     """Show an uploaded file."""
 
-    async def work(client: Any) -> None:
+    async def work(client: KnowledgeClient) -> None:
         record = await client.get_file(file_id)
         if as_json:
             _echo_json(_dump(record))
@@ -370,10 +386,10 @@ def files_show(file_id: str, as_json: bool, **options: Any) -> None:
 @files.command("delete")
 @_backend_options
 @click.argument("file_id")
-def files_delete(file_id: str, **options: Any) -> None:
+def files_delete(file_id: str, **options: object) -> None:
     """Delete an uploaded file (and remove it from every vector store)."""
 
-    async def work(client: Any) -> None:
+    async def work(client: KnowledgeClient) -> None:
         await client.delete_file(file_id)
         click.echo(_clean(f"Deleted {file_id}"), err=True)
 

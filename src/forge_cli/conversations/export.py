@@ -1,6 +1,6 @@
 """Export a conversation to Markdown (answers with numbered sources) or JSON.
 
-Citation numbers are the render layer's (:mod:`forge_cli.render.citations`, which needs no rich):
+Citation numbers are the render layer's (:mod:`forge_cli.protocol.citations`, which needs no rich):
 the numbers in an exported answer, in ``/sources`` and on screen are the same.
 """
 
@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from forge_cli.conversations.model import Conversation, Turn
+from forge_cli.protocol.citations import cited_text, collect_citations, source_label
 from forge_cli.protocol.response import Response
-from forge_cli.render.citations import cited_text, collect_citations, source_label
 from forge_cli.sanitize import sanitize_inline
 
 __all__ = ["SourceEntry", "sources_of", "to_json", "to_markdown", "write_export"]

@@ -1,7 +1,9 @@
 """Hosted tools the engine runs itself: file_search, list_documents, file_reader, page_reader and
 web_search. Each runner is an async generator of standard stream events for its call item; what
 it found is numbered in the response's :class:`PassageBook` and summarised in an
-:class:`Outcome` (the text an upstream model reads as the tool result).
+:class:`Outcome` (the text an upstream model reads as the tool result). The numbering and that
+text come from the client tools' functions (``tools/builtin/knowledge.py``), so a model reads the
+same thing whether the engine or the agent loop ran the tool (ADR-0001, ADR-0004 §2).
 
 Store calls are synchronous SQLite work, so they run in a worker thread and never block the
 event loop that serves other requests.
@@ -11,17 +13,33 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from functools import partial
+from typing import Any, Generic, TypeVar
 
 from anyio import to_thread
 
 from forge_cli.engine.emitter import ResponseEmitter, ToolCallRun
-from forge_cli.engine.passages import Passage, PassageBook
 from forge_cli.engine.toolset import Toolset
 from forge_cli.engine.websearch import NOT_CONFIGURED, SearxngClient
 from forge_cli.errors import ForgeError
-from forge_cli.knowledge import KnowledgeStore
+from forge_cli.knowledge import (
+    DocumentHit,
+    FileRecord,
+    FileText,
+    KnowledgeStore,
+    Page,
+    SearchHit,
+)
+from forge_cli.protocol.citing import Passage, PassageBook, numbered
 from forge_cli.protocol.events import StreamEvent
+from forge_cli.tools.builtin.knowledge import (
+    document_passages,
+    documents_text,
+    page_passages,
+    reader_text,
+    search_passages,
+    search_text,
+)
 
 __all__ = [
     "MAX_READ_CHARS",
@@ -60,12 +78,22 @@ class Outcome:
     error: str | None = None
 
 
-async def _in_thread(func: Callable[[], T]) -> T:
-    return await to_thread.run_sync(func)
+@dataclass
+class _Box(Generic[T]):
+    value: T | None = None
 
 
-def _numbered(passages: list[Passage]) -> str:
-    return "\n\n".join(f"[{p.number}] {p.label}\n{p.text.strip()}" for p in passages)
+async def _fetch(
+    run: ToolCallRun, outcome: Outcome, func: Callable[[], T], box: _Box[T]
+) -> AsyncIterator[StreamEvent]:
+    """Run a store call in a worker thread into ``box``; a ``ForgeError`` fails the call item
+    (its events are yielded) and is kept as ``outcome.error``."""
+    try:
+        box.value = await to_thread.run_sync(func)
+    except ForgeError as exc:
+        outcome.error = exc.one_line()
+        for event in run.fail(outcome.error):
+            yield event
 
 
 async def run_file_search(
@@ -87,33 +115,23 @@ async def run_file_search(
     for event in run.start():
         yield event
     yield run.status("searching")
-    try:
-        hits = await _in_thread(
-            lambda: ctx.store.search(
-                spec.vector_store_ids,
-                query,
-                max_num_results=spec.max_num_results,
-                score_threshold=spec.score_threshold,
-                filters=spec.filters,
-            )
-        )
-    except ForgeError as exc:
-        outcome.error = exc.one_line()
-        for event in run.fail(outcome.error):
-            yield event
+    found: _Box[list[SearchHit]] = _Box()
+    search = partial(
+        ctx.store.search,
+        spec.vector_store_ids,
+        query,
+        max_num_results=spec.max_num_results,
+        score_threshold=spec.score_threshold,
+        filters=spec.filters,
+    )
+    async for event in _fetch(run, outcome, search, found):
+        yield event
+    if found.value is None:
         return
+    hits = found.value
+    outcome.passages.extend(search_passages(ctx.book, hits))
     results: list[dict[str, Any]] = []
     for hit in hits:
-        outcome.passages.append(
-            ctx.book.add(
-                text=hit.text,
-                filename=hit.filename,
-                file_id=hit.file_id,
-                page=hit.page,
-                score=hit.score,
-                vector_store_id=hit.vector_store_id,
-            )
-        )
         result: dict[str, Any] = {
             "file_id": hit.file_id,
             "filename": hit.filename,
@@ -124,7 +142,7 @@ async def run_file_search(
         if hit.page is not None:
             result["page"] = hit.page
         results.append(result)
-    outcome.text = _numbered(outcome.passages) if hits else f"No passages match {query!r}."
+    outcome.text = search_text(query, outcome.passages)
     for event in run.finish(results=results):
         yield event
 
@@ -146,22 +164,21 @@ async def run_list_documents(
     yield run.progress(
         0.1, f"listing documents in {len(spec.vector_store_ids)} vector store(s)", "list"
     )
-    try:
-        docs = await _in_thread(
-            lambda: ctx.store.list_documents(
-                spec.vector_store_ids,
-                query,
-                max_num_results=spec.max_num_results,
-                score_threshold=spec.score_threshold,
-                deduplicate=spec.deduplicate,
-                filters=spec.filters,
-            )
-        )
-    except ForgeError as exc:
-        outcome.error = exc.one_line()
-        for event in run.fail(outcome.error):
-            yield event
+    listed: _Box[list[DocumentHit]] = _Box()
+    listing = partial(
+        ctx.store.list_documents,
+        spec.vector_store_ids,
+        query,
+        max_num_results=spec.max_num_results,
+        score_threshold=spec.score_threshold,
+        deduplicate=spec.deduplicate,
+        filters=spec.filters,
+    )
+    async for event in _fetch(run, outcome, listing, listed):
+        yield event
+    if listed.value is None:
         return
+    docs = listed.value
     yield run.progress(0.9, f"found {len(docs)} document(s)", "list")
     documents = [
         {
@@ -175,11 +192,7 @@ async def run_list_documents(
         }
         for d in docs
     ]
-    lines = [
-        f"- {d.filename} (file_id {d.file_id}, pages: {d.page_count or 1}): {d.summary}"
-        for d in docs
-    ]
-    outcome.text = "\n".join(lines) if lines else "No documents found."
+    outcome.text = documents_text(docs)
     for event in run.finish(count=len(documents), documents=documents):
         yield event
 
@@ -198,33 +211,23 @@ async def run_file_reader(
     for event in run.start():
         yield event
     yield run.progress(0.05, f"opening {file_id}", "open")
-    try:
-        doc = await _in_thread(lambda: ctx.store.read_file(file_id))
-    except ForgeError as exc:
-        outcome.error = exc.one_line()
-        for event in run.fail(outcome.error):
-            yield event
+    read: _Box[FileText] = _Box()
+    async for event in _fetch(run, outcome, partial(ctx.store.read_file, file_id), read):
+        yield event
+    if read.value is None:
         return
+    doc = read.value
     run.item["file_name"] = doc.filename
     yield run.status("reading")
     total = max(1, len(doc.pages))
+    outcome.passages.extend(document_passages(ctx.book, doc))
     for number, page in enumerate(doc.pages, start=1):
-        passage = ctx.book.add(
-            text=page.text,
-            filename=doc.filename,
-            file_id=doc.file_id,
-            page=page.number if doc.paged else None,
-        )
-        outcome.passages.append(passage)
         what = f"page {page.number}/{total}" if doc.paged else "text"
         yield run.progress(
             0.1 + 0.85 * number / total, f"read {what} ({len(page.text)} chars)", "read"
         )
     content = doc.text[:MAX_READ_CHARS]
-    truncated = len(doc.text) > MAX_READ_CHARS
-    outcome.text = _numbered(outcome.passages)[:MAX_READ_CHARS]
-    if truncated:
-        outcome.text += f"\n[... truncated at {MAX_READ_CHARS} characters; use page_reader]"
+    outcome.text = reader_text(outcome.passages, MAX_READ_CHARS)
     for event in run.finish(file_name=doc.filename, content=content):
         yield event
 
@@ -246,21 +249,22 @@ async def run_page_reader(
     yield run.progress(
         0.1, f"reading pages {start_page}-{end_page or start_page} of {file_id}", "open"
     )
-    try:
-        doc = await _in_thread(lambda: ctx.store.get_file(file_id))
-        pages = await _in_thread(lambda: ctx.store.read_pages(file_id, start_page, end_page))
-    except ForgeError as exc:
-        outcome.error = exc.one_line()
-        for event in run.fail(outcome.error):
-            yield event
+    store = ctx.store
+    read: _Box[tuple[FileRecord, list[Page]]] = _Box()
+
+    def pages_of_file() -> tuple[FileRecord, list[Page]]:
+        return store.get_file(file_id), store.read_pages(file_id, start_page, end_page)
+
+    async for event in _fetch(run, outcome, pages_of_file, read):
+        yield event
+    if read.value is None:
         return
+    doc, pages = read.value
+    outcome.passages.extend(page_passages(ctx.book, file_id, doc.filename, pages))
     for count, page in enumerate(pages, start=1):
-        outcome.passages.append(
-            ctx.book.add(text=page.text, filename=doc.filename, file_id=file_id, page=page.number)
-        )
         yield run.progress(0.1 + 0.85 * count / len(pages), f"read page {page.number}", "read")
     content = "\n\n".join(p.text for p in pages)[:MAX_READ_CHARS]
-    outcome.text = _numbered(outcome.passages)[:MAX_READ_CHARS]
+    outcome.text = reader_text(outcome.passages, MAX_READ_CHARS)
     for event in run.finish(file_name=doc.filename, content=content):
         yield event
 
@@ -297,7 +301,9 @@ async def run_web_search(
             )
         )
     sources = [{"type": "url", "url": r.url, "title": r.title} for r in found]
-    outcome.text = _numbered(outcome.passages) if found else f"No web results for {query!r}."
+    outcome.text = (
+        numbered(outcome.passages, hint=True) if found else f"No web results for {query!r}."
+    )
     action = {"type": "search", "query": query, "sources": sources}
     for event in run.finish(action=action):
         yield event

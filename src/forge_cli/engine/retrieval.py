@@ -16,8 +16,8 @@ from forge_cli.engine.answerer import AnswerContext
 from forge_cli.engine.config import RETRIEVAL_MODEL
 from forge_cli.engine.emitter import MessageWriter
 from forge_cli.engine.hosted import Outcome, run_file_search, run_list_documents, run_web_search
-from forge_cli.engine.passages import Passage
 from forge_cli.knowledge.query import query_terms
+from forge_cli.protocol.citing import Passage
 from forge_cli.protocol.events import StreamEvent
 
 __all__ = ["FIRST_LINE", "RetrievalAnswerer", "pick_sentences"]

@@ -21,7 +21,6 @@ from typing import Any
 
 from forge_cli.backends.chat_completions import ChatCompletionsBackend
 from forge_cli.engine.answerer import AnswerContext
-from forge_cli.engine.citations import CitationFilter
 from forge_cli.engine.config import UpstreamConfig
 from forge_cli.engine.emitter import MessageWriter, ResponseEmitter
 from forge_cli.engine.hosted import (
@@ -32,9 +31,9 @@ from forge_cli.engine.hosted import (
     run_page_reader,
     run_web_search,
 )
-from forge_cli.engine.passages import PassageBook
 from forge_cli.engine.toolset import Toolset
 from forge_cli.errors import StreamError
+from forge_cli.protocol.citing import CitationFilter, PassageBook
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.request import Request
 from forge_cli.protocol.tools import FunctionTool

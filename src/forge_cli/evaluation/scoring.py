@@ -5,7 +5,7 @@ question's weights.
 Tool calls are read from the final Response snapshot (every output item that is a tool call,
 dispatched through the protocol's type guards), so hosted tools of a server and client-side
 function calls of the agent loop are counted alike. Cited files come from the same citation
-numbering the renderers use (:func:`forge_cli.render.citations.collect_citations`).
+numbering the renderers use (:func:`forge_cli.protocol.citations.collect_citations`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from forge_cli.evaluation.results import (
     ToolCallRecord,
 )
 from forge_cli.protocol import guards
+from forge_cli.protocol.citations import collect_citations
 from forge_cli.protocol.response import Response
-from forge_cli.render.citations import collect_citations
 
 __all__ = [
     "answer_contains",

@@ -7,6 +7,15 @@ Synchronous and typed; no HTTP and no terminal output here (the CLI draws progre
 from __future__ import annotations
 
 from forge_cli.knowledge.chunking import ChunkSpec, chunk_text
+from forge_cli.knowledge.client import (
+    KnowledgeClient,
+    LocalKnowledgeClient,
+    attach_file,
+    ensure_vector_store,
+    list_documents,
+    resolve_vector_store,
+    search_stores,
+)
 from forge_cli.knowledge.embedding import Embedder, reciprocal_rank_fusion
 from forge_cli.knowledge.extract import SUPPORTED_EXTENSIONS, FileRejected, extract_text
 from forge_cli.knowledge.filters import parse_filter
@@ -51,20 +60,27 @@ __all__ = [
     "FileText",
     "IngestResult",
     "IngestStatus",
+    "KnowledgeClient",
     "KnowledgeStore",
+    "LocalKnowledgeClient",
     "Page",
     "ProgressCallback",
     "SearchHit",
     "VectorStore",
     "VectorStoreFile",
+    "attach_file",
     "build_match_query",
     "bundled_docs",
     "chunk_text",
     "default_store_path",
     "ensure_seed_store",
+    "ensure_vector_store",
     "expand_paths",
     "extract_text",
+    "list_documents",
     "parse_filter",
     "query_terms",
     "reciprocal_rank_fusion",
+    "resolve_vector_store",
+    "search_stores",
 ]

@@ -15,7 +15,6 @@ from forge_cli._lazy import lazy_exports
 from forge_cli.sanitize import json_dumps_safe, sanitize, sanitize_inline
 
 if TYPE_CHECKING:
-    from forge_cli.render.citations import Citation, collect_citations
     from forge_cli.render.console import Mode, choose_mode, make_console, wants_plain
     from forge_cli.render.document import SCHEMA_ID, answer_document, load_schema
     from forge_cli.render.factory import Renderer, make_renderer
@@ -28,7 +27,6 @@ __all__ = [
     "ASCII",
     "SCHEMA_ID",
     "UNICODE",
-    "Citation",
     "Glyphs",
     "JsonRenderer",
     "JsonlRenderer",
@@ -38,7 +36,6 @@ __all__ = [
     "RichRenderer",
     "answer_document",
     "choose_mode",
-    "collect_citations",
     "json_dumps_safe",
     "load_schema",
     "make_console",
@@ -49,8 +46,6 @@ __all__ = [
 ]
 
 _WHERE = {
-    "Citation": "citations",
-    "collect_citations": "citations",
     "Mode": "console",
     "choose_mode": "console",
     "make_console": "console",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from forge_cli.protocol.citations import CitationNumbering
 from forge_cli.protocol.guards import is_function_call, is_function_call_output
 from forge_cli.protocol.items import FunctionCallOutput
 from forge_cli.protocol.response import Response
-from forge_cli.render.citations import CitationNumbering
 from forge_cli.render.glyphs import Glyphs
 from forge_cli.render.timing import ItemClock
 

@@ -13,6 +13,7 @@ from importlib import resources
 from typing import Any
 
 from forge_cli.errors import ForgeError, StreamError
+from forge_cli.protocol.citations import Citation, CitationNumbering, cite_message
 from forge_cli.protocol.guards import (
     is_code_interpreter_call,
     is_computer_call,
@@ -28,7 +29,6 @@ from forge_cli.protocol.guards import (
 )
 from forge_cli.protocol.items import FunctionCallOutput
 from forge_cli.protocol.response import Response
-from forge_cli.render.citations import Citation, CitationNumbering, cite_message
 from forge_cli.render.context import item_key
 from forge_cli.render.summary import error_text
 from forge_cli.render.timing import ItemClock

@@ -6,9 +6,9 @@ import time
 from typing import Protocol, TextIO
 
 from forge_cli.errors import UsageError
+from forge_cli.protocol.citations import Citation
 from forge_cli.protocol.loop_events import LoopEvent
 from forge_cli.protocol.response import Response
-from forge_cli.render.citations import Citation
 from forge_cli.render.console import Mode, make_console
 from forge_cli.render.timing import Clock
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import time
 from typing import Any, TextIO
 
+from forge_cli.protocol.citations import Citation, CitationNumbering, collect_citations
 from forge_cli.protocol.guards import is_message, is_reasoning
 from forge_cli.protocol.loop_events import LoopEvent, event_payload
 from forge_cli.protocol.response import Response
-from forge_cli.render.citations import Citation, CitationNumbering, collect_citations
 from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.document import answer_document, item_document
 from forge_cli.render.glyphs import UNICODE

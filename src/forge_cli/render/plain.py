@@ -13,22 +13,22 @@ from typing import TextIO
 
 from rich.console import Console
 
-from forge_cli.protocol.guards import is_message
-from forge_cli.protocol.items import Message
-from forge_cli.protocol.loop_events import LoopEvent
-from forge_cli.protocol.response import Response
-from forge_cli.render.blocks import Block
-from forge_cli.render.citations import (
+from forge_cli.protocol.blocks import Block
+from forge_cli.protocol.citations import (
     Citation,
     CitationNumbering,
     MessageCitations,
     positioned_annotations,
 )
+from forge_cli.protocol.citing import PARTIAL_MARKER_RE
+from forge_cli.protocol.guards import is_message
+from forge_cli.protocol.items import Message
+from forge_cli.protocol.loop_events import LoopEvent
+from forge_cli.protocol.response import Response
 from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.events import notice_parts
 from forge_cli.render.glyphs import ASCII, UNICODE
 from forge_cli.render.items import ITEM_RENDERERS, ItemRegistry
-from forge_cli.render.markers import PARTIAL_MARKER_RE
 from forge_cli.render.settle import settled
 from forge_cli.render.summary import footer_line, source_label, status_notes
 from forge_cli.render.timing import Clock, ItemClock
@@ -130,7 +130,10 @@ class PlainRenderer:
             self._write("\n")
         self._citations = self._numbering.finalize(final) if final is not None else []
         if self._citations:
-            lines = [f"[{c.n}] {source_label(c, self.glyphs)}" for c in self._citations]
+            lines = [
+                f"[{c.n}] {source_label(c, ascii_only=self.glyphs.ascii_only)}"
+                for c in self._citations
+            ]
             self._write(("\n" if self._wrote_text else "") + "Sources:\n" + "\n".join(lines) + "\n")
         for note in status_notes(
             final, self.glyphs, interrupted=interrupted, error=error, show_errors=self.show_errors

@@ -21,17 +21,17 @@ from rich.live import Live
 from rich.text import Text
 
 from forge_cli.prompting import on_prompt
-from forge_cli.protocol.guards import is_function_call, is_message
-from forge_cli.protocol.items import Message
-from forge_cli.protocol.loop_events import LoopEvent
-from forge_cli.protocol.response import Response
-from forge_cli.render.blocks import Block, BlockSplitter
-from forge_cli.render.citations import (
+from forge_cli.protocol.blocks import Block, BlockSplitter
+from forge_cli.protocol.citations import (
     Citation,
     CitationNumbering,
     MessageCitations,
     positioned_annotations,
 )
+from forge_cli.protocol.guards import is_function_call, is_message
+from forge_cli.protocol.items import Message
+from forge_cli.protocol.loop_events import LoopEvent
+from forge_cli.protocol.response import Response
 from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.events import notice_for
 from forge_cli.render.glyphs import ASCII, UNICODE

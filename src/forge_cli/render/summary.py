@@ -9,8 +9,8 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from forge_cli.errors import ForgeError
+from forge_cli.protocol.citations import Citation, source_label
 from forge_cli.protocol.response import Response
-from forge_cli.render.citations import Citation, source_label
 from forge_cli.render.glyphs import Glyphs
 from forge_cli.render.items.registry import Kind
 from forge_cli.render.timing import format_elapsed
@@ -62,7 +62,7 @@ def sources_block(citations: Sequence[Citation], glyphs: Glyphs) -> Text | None:
     for citation in citations:
         text.append("\n")
         text.append(f"[{citation.n}] ", style="cyan")
-        text.append(source_label(citation, glyphs))
+        text.append(source_label(citation, ascii_only=glyphs.ascii_only))
     return text
 
 

@@ -19,16 +19,7 @@ if TYPE_CHECKING:
         CommandResult,
         command,
     )
-    from forge_cli.repl.knowledge import (
-        DocumentInfo,
-        KnowledgePort,
-        ProgressFn,
-        ProgressLine,
-        SearchHit,
-        UploadResult,
-        VectorStoreInfo,
-        result_line,
-    )
+    from forge_cli.repl.knowledge import ProgressLine, result_line
     from forge_cli.repl.session import IDLE_INTERRUPT_HINT, ChatSession, LineReader
     from forge_cli.repl.turn import Responder, backend_responder
     from forge_cli.repl.view import TurnView, ViewFactory
@@ -40,16 +31,10 @@ _WHERE = {
     "Command": "commands",
     "CommandRegistry": "commands",
     "CommandResult": "commands",
-    "DocumentInfo": "knowledge",
-    "KnowledgePort": "knowledge",
     "LineReader": "session",
-    "ProgressFn": "knowledge",
     "ProgressLine": "knowledge",
     "Responder": "turn",
-    "SearchHit": "knowledge",
     "TurnView": "view",
-    "UploadResult": "knowledge",
-    "VectorStoreInfo": "knowledge",
     "ViewFactory": "view",
     "backend_responder": "turn",
     "command": "commands",
@@ -63,16 +48,10 @@ __all__ = [
     "Command",
     "CommandRegistry",
     "CommandResult",
-    "DocumentInfo",
-    "KnowledgePort",
     "LineReader",
-    "ProgressFn",
     "ProgressLine",
     "Responder",
-    "SearchHit",
     "TurnView",
-    "UploadResult",
-    "VectorStoreInfo",
     "ViewFactory",
     "backend_responder",
     "command",

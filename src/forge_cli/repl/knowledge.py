@@ -1,7 +1,8 @@
-"""The knowledge seam of the REPL: what /vs, /upload, /docs and /search need from a backend.
+"""How the REPL and the knowledge commands show knowledge work on a terminal.
 
-The CLI adapts the backend's knowledge client to this Protocol; tests pass a fake. Batch uploads
-report progress through a ``progress(done, total, filename)`` callback (the knowledge layer's
+The session's ``/vs``, ``/upload``, ``/docs`` and ``/search`` talk to the one knowledge seam,
+:class:`~forge_cli.knowledge.KnowledgeClient`, and get its records. Batch uploads report progress
+through a ``progress(done, total, filename)`` callback (the knowledge layer's
 ``ProgressCallback``); :class:`ProgressLine` draws it as a one-line bar on a terminal, and
 :func:`result_line` formats the per-file outcome the same way for ``/upload`` and ``forge files
 upload``.
@@ -11,112 +12,29 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Mapping
 from types import TracebackType
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from forge_cli.sanitize import sanitize
 
-__all__ = [
-    "DocumentInfo",
-    "KnowledgePort",
-    "ProgressFn",
-    "ProgressLine",
-    "SearchHit",
-    "UploadResult",
-    "VectorStoreInfo",
-    "result_line",
-]
+if TYPE_CHECKING:
+    from forge_cli.knowledge.models import IngestResult
 
-ProgressFn = Callable[[int, int, str], None]
-"""Called as ``progress(done, total, filename)`` after each file of a batch."""
+__all__ = ["ProgressLine", "result_line"]
 
 
-@dataclass(frozen=True)
-class VectorStoreInfo:
-    """A vector store as listed."""
-
-    id: str
-    name: str = ""
-    file_count: int | None = None
-
-
-@dataclass(frozen=True)
-class DocumentInfo:
-    """A document (file) as listed."""
-
-    id: str
-    filename: str = ""
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    """One passage found by a search."""
-
-    file_id: str
-    filename: str
-    score: float | None
-    text: str
-
-
-@dataclass(frozen=True)
-class UploadResult:
-    """What happened to one file of an upload: ``ok``, ``duplicate`` or ``rejected``."""
-
-    filename: str
-    status: str
-    file_id: str | None = None
-    reason: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True when the file is in the store (new or a duplicate of a stored file)."""
-        return self.status != "rejected"
-
-
-def result_line(result: UploadResult) -> str:
+def result_line(result: IngestResult) -> str:
     """``ok         file_1  notes.md`` / ``rejected   -  blob.bin: binary content`` (sanitised)."""
     reason = f": {result.reason}" if result.reason else ""
-    return sanitize(
-        f"{result.status:<9}  {result.file_id or '-'}  {result.filename}{reason}".replace("\n", " ")
-    )
-
-
-class KnowledgePort(Protocol):
-    """Vector stores and files of the current backend."""
-
-    async def list_vector_stores(self) -> list[VectorStoreInfo]:
-        """Every vector store."""
-        ...
-
-    async def list_documents(self, vector_store_ids: list[str]) -> list[DocumentInfo]:
-        """Documents of the given stores (all documents when the list is empty)."""
-        ...
-
-    async def upload(
-        self, paths: list[Path], vector_store_id: str | None, progress: ProgressFn | None = None
-    ) -> list[UploadResult]:
-        """Upload ``paths`` (directories are walked), into ``vector_store_id`` when given.
-
-        One result per file; a bad file is a ``rejected`` result, never an exception.
-        """
-        ...
-
-    async def search(self, vector_store_ids: list[str], query: str) -> list[SearchHit]:
-        """Search the given stores."""
-        ...
-
-    async def ensure_vector_store(self, name: str) -> str:
-        """The id of the vector store called ``name``, created when there is none."""
-        ...
+    file_id = result.file.id if result.file is not None else "-"
+    return sanitize(f"{result.status:<9}  {file_id}  {result.filename}{reason}".replace("\n", " "))
 
 
 class ProgressLine:
     """A one-line progress bar on a terminal stream, redrawn in place; silent elsewhere.
 
-    Call it as a :data:`ProgressFn`; :meth:`close` (or leaving the ``with`` block) erases the
+    Call it as a ``ProgressCallback``; :meth:`close` (or leaving the ``with`` block) erases the
     line so the per-file results print cleanly. Drawn only when ``stream`` is a terminal and
     ``TERM`` is not ``dumb``, so pipes and logs never see carriage returns or escape codes.
     """

@@ -22,11 +22,11 @@ from forge_cli.errors import ForgeError
 from forge_cli.protocol.loop_events import AnswerUpdate
 from forge_cli.protocol.response import Response
 from forge_cli.repl.commands import REGISTRY, CommandResult
-from forge_cli.repl.knowledge import KnowledgePort
 from forge_cli.repl.view import RendererView, TurnView, ViewFactory, view_end, view_sink
 from forge_cli.sanitize import sanitize
 
 if TYPE_CHECKING:
+    from forge_cli.knowledge.client import KnowledgeClient
     from forge_cli.render.plain import PlainRenderer
 
 __all__ = ["IDLE_INTERRUPT_HINT", "ChatSession", "LineReader"]
@@ -54,7 +54,7 @@ class ChatSession:
         err: TextIO | None = None,
         store: ConversationStore | None = None,
         view_factory: ViewFactory | None = None,
-        knowledge: KnowledgePort | None = None,
+        knowledge: KnowledgeClient | None = None,
         stores_responses: bool = False,
         default_model: str = "",
         debug: bool = False,

@@ -15,7 +15,7 @@ from forge_cli.tools.approval import (
     TerminalApprover,
     parse_policy,
 )
-from forge_cli.tools.base import BaseTool, CitationSource, ToolOutput, render_output
+from forge_cli.tools.base import BaseTool, ToolOutput, render_output
 from forge_cli.tools.builtin import KnowledgeToolkit
 from forge_cli.tools.coerce import coerce_arguments
 from forge_cli.tools.context import RunContext
@@ -48,7 +48,6 @@ __all__ = [
     "BeforeHook",
     "Block",
     "CallableTool",
-    "CitationSource",
     "ExecutionReport",
     "FunctionSchema",
     "KnowledgeToolkit",

@@ -16,25 +16,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from forge_cli.errors import ToolError
+from forge_cli.protocol.citing import Passage
 from forge_cli.protocol.tools import FunctionTool
 from forge_cli.tools._schema_json import clean_schema, strict_schema
 from forge_cli.tools.context import RunContext
 
-__all__ = ["TOOL_NAME_PATTERN", "BaseTool", "CitationSource", "ToolOutput", "render_output"]
+__all__ = ["TOOL_NAME_PATTERN", "BaseTool", "ToolOutput", "render_output"]
 
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Names the OpenAI function-calling APIs accept."""
-
-
-@dataclass(frozen=True, slots=True)
-class CitationSource:
-    """A passage a tool showed the model under a number, so ``[n]`` in the answer can be cited."""
-
-    number: int
-    file_id: str
-    filename: str | None = None
-    page: int | None = None
-    snippet: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +32,8 @@ class ToolOutput:
     """A tool result with extras: the text the model reads and the passages it may cite."""
 
     text: str
-    citations: tuple[CitationSource, ...] = ()
+    citations: tuple[Passage, ...] = ()
+    """The numbered passages the text showed, so ``[n]`` in the answer can be cited."""
 
 
 class BaseTool:

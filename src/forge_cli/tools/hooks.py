@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from forge_cli.tools.base import CitationSource
+from forge_cli.protocol.citing import Passage
 
 __all__ = ["AfterHook", "BeforeHook", "Block", "ToolCall", "ToolResult", "call_hook"]
 
@@ -51,7 +51,7 @@ class ToolResult:
     name: str
     output: str
     status: ResultStatus = "completed"
-    citations: tuple[CitationSource, ...] = field(default=())
+    citations: tuple[Passage, ...] = field(default=())
     error_kind: str | None = None
     """For failed calls: unknown_tool, invalid_arguments, exception or timeout."""
 

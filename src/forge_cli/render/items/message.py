@@ -15,8 +15,8 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markdown import Markdown
 from rich.text import Text
 
+from forge_cli.protocol.citations import cite_message
 from forge_cli.protocol.items import Message
-from forge_cli.render.citations import cite_message
 from forge_cli.render.context import RenderContext
 from forge_cli.render.items.common import safe
 from forge_cli.sanitize import sanitize

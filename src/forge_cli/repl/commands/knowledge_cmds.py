@@ -7,14 +7,16 @@ from typing import TYPE_CHECKING
 
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
-from forge_cli.repl.knowledge import KnowledgePort, ProgressLine, result_line
+from forge_cli.repl.knowledge import ProgressLine, result_line
 from forge_cli.wording import shorten
 
 if TYPE_CHECKING:
+    from forge_cli.knowledge.client import KnowledgeClient
+    from forge_cli.knowledge.models import FileRecord, VectorStoreFile
     from forge_cli.repl.session import ChatSession
 
 
-def _knowledge(session: ChatSession) -> KnowledgePort:
+def _knowledge(session: ChatSession) -> KnowledgeClient:
     if session.knowledge is None:
         raise UsageError("this backend offers no document store")
     return session.knowledge
@@ -49,14 +51,21 @@ def _upload_args(args: list[str]) -> tuple[list[Path], str | None]:
     usage="/upload PATH... [--vs ID]",
 )
 async def upload_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    from forge_cli.knowledge.client import ensure_vector_store, resolve_vector_store
+
     paths, vs = _upload_args(args)
     knowledge = _knowledge(session)
     active = session.settings.vector_stores
     # A file in no vector store cannot be searched: without --vs and with no active store, the
     # files go to the "uploads" store, which becomes active for this chat.
-    target = vs or (active[0] if active else await knowledge.ensure_vector_store(UPLOADS_STORE))
+    if vs is None and not active:
+        target = (await ensure_vector_store(knowledge, UPLOADS_STORE)).id
+    else:
+        target = vs or active[0]
+    store_id = (await resolve_vector_store(knowledge, target)).id
     with ProgressLine(session.out) as progress:
-        results = await knowledge.upload(paths, target, progress)
+        report = await knowledge.upload_files(paths, vector_store_id=store_id, progress=progress)
+    results = report.results
     if not results:
         return CommandResult(message="No supported files found.")
     stored = sum(1 for r in results if r.ok)
@@ -70,22 +79,32 @@ async def upload_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 
 @command("docs", "List the documents of the active vector stores")
 async def docs_cmd(session: ChatSession, args: list[str]) -> CommandResult:
-    docs = await _knowledge(session).list_documents(list(session.settings.vector_stores))
+    from forge_cli.knowledge.client import list_documents
+
+    docs = await list_documents(_knowledge(session), session.settings.vector_stores)
     if not docs:
         return CommandResult(message="No documents.")
-    return CommandResult(message="\n".join(f"  {d.id}  {d.filename}" for d in docs))
+    return CommandResult(message="\n".join(f"  {_doc_id(d)}  {d.filename}" for d in docs))
+
+
+def _doc_id(doc: FileRecord | VectorStoreFile) -> str:
+    from forge_cli.knowledge.models import FileRecord
+
+    return doc.id if isinstance(doc, FileRecord) else doc.file_id
 
 
 @command("search", "Search the active vector stores", usage="/search QUERY")
 async def search_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     if not args:
         raise UsageError("usage: /search QUERY")
-    hits = await _knowledge(session).search(list(session.settings.vector_stores), " ".join(args))
+    from forge_cli.knowledge.client import search_stores
+
+    query = " ".join(args)
+    hits = await search_stores(_knowledge(session), session.settings.vector_stores, query)
     if not hits:
         return CommandResult(message="No results.")
     lines = []
-    for number, hit in enumerate(hits[:10], 1):
-        score = f" ({hit.score:.2f})" if hit.score is not None else ""
+    for number, hit in enumerate(hits, 1):
         snippet = shorten(" ".join(hit.text.split()), 160)
-        lines.append(f"[{number}] {hit.filename or hit.file_id}{score}: {snippet}")
+        lines.append(f"[{number}] {hit.filename or hit.file_id} ({hit.score:.2f}): {snippet}")
     return CommandResult(message="\n".join(lines))

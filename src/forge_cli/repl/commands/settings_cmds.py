@@ -50,8 +50,8 @@ async def _vs_list(session: ChatSession) -> str:
         session.vector_store_cache = [store.id for store in stores]
         for store in stores:
             mark = "*" if store.id in active else " "
-            count = f" ({plural(store.file_count, 'file')})" if store.file_count is not None else ""
-            lines.append(f" {mark} {store.id}  {store.name}{count}")
+            count = plural(store.file_counts.total, "file")
+            lines.append(f" {mark} {store.id}  {store.name} ({count})")
     return "\n".join(lines)
 
 

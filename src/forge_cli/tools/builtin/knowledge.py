@@ -1,30 +1,110 @@
-"""Built-in client tools over the local knowledge store, for models behind Chat Completions.
+"""Retrieval over the local knowledge store: the four tools and the logic the engine shares.
 
 ``file_search``, ``list_documents``, ``file_reader`` and ``page_reader`` give a Chat model the
-retrieval a Responses server runs itself. Every passage shown to the model gets a number that is
-unique in the toolkit's lifetime (``[1]``, ``[2]``, ...), and the model is told to cite with it;
-the agent loop turns the markers in the answer into ``file_citation`` annotations. All four are
-read-only, so the default approval policy runs them without asking. Store errors (unknown file,
-bad page range) become results the model reads, like any tool failure.
+retrieval a Responses server runs itself. What they find is numbered in a
+:class:`~forge_cli.protocol.citing.PassageBook` (unique in the toolkit's lifetime: ``[1]``,
+``[2]``, ...), and the model is told to cite with those numbers; the agent loop turns the markers
+in the answer into ``file_citation`` annotations. All four are read-only, so the default approval
+policy runs them without asking. Store errors (unknown file, bad page range) become results the
+model reads, like any tool failure.
+
+The module-level functions (:func:`search_passages`, :func:`documents_text`,
+:func:`document_passages`, :func:`page_passages`, :func:`reader_text`) are the one
+implementation of how found passages are numbered and shown to a model: the engine's hosted
+tools (``engine/hosted.py``) call them too, so a model behind ``forge serve`` reads exactly what a
+model behind the client tools reads (ADR-0001, ADR-0004 §2).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from forge_cli.tools.base import BaseTool, CitationSource, ToolOutput
+from forge_cli.protocol.citing import CITE_HINT, Passage, PassageBook, numbered
+from forge_cli.tools.base import BaseTool, ToolOutput
 
 if TYPE_CHECKING:
-    from forge_cli.knowledge import KnowledgeStore
+    from forge_cli.knowledge import DocumentHit, FileText, KnowledgeStore, Page, SearchHit
 
-__all__ = ["CITE_HINT", "KnowledgeToolkit"]
+__all__ = [
+    "CITE_HINT",
+    "KnowledgeToolkit",
+    "document_passages",
+    "documents_text",
+    "page_passages",
+    "reader_text",
+    "search_passages",
+    "search_text",
+]
 
-CITE_HINT = "Cite the passages you use with their numbers in square brackets, e.g. [1]."
 
-_SNIPPET = 240
+def search_passages(book: PassageBook, hits: Sequence[SearchHit]) -> list[Passage]:
+    """Number the hits of a search, best first."""
+    return [
+        book.add(
+            hit.text,
+            hit.filename,
+            file_id=hit.file_id,
+            page=hit.page,
+            score=hit.score,
+            vector_store_id=hit.vector_store_id,
+        )
+        for hit in hits
+    ]
+
+
+def search_text(query: str, passages: Sequence[Passage]) -> str:
+    """What a model reads after ``file_search``."""
+    if not passages:
+        return f"No passages found for {query!r}."
+    return numbered(passages, hint=True)
+
+
+def documents_text(docs: Sequence[DocumentHit]) -> str:
+    """What a model reads after ``list_documents``: one line per document."""
+    if not docs:
+        return "No documents found."
+    lines = []
+    for doc in docs:
+        pages = f", {doc.page_count} pages" if doc.page_count else ""
+        lines.append(f"- {doc.filename} (file_id {doc.file_id}{pages}): {doc.summary}")
+    return "\n".join(lines)
+
+
+def document_passages(book: PassageBook, document: FileText) -> list[Passage]:
+    """Number a whole document for ``file_reader``: a passage per page (one for unpaged text)."""
+    return [
+        book.add(
+            page.text,
+            document.filename,
+            file_id=document.file_id,
+            page=page.number if document.paged else None,
+        )
+        for page in document.pages
+    ]
+
+
+def page_passages(
+    book: PassageBook, file_id: str, filename: str, pages: Sequence[Page]
+) -> list[Passage]:
+    """Number the pages ``page_reader`` read."""
+    return [book.add(page.text, filename, file_id=file_id, page=page.number) for page in pages]
+
+
+def reader_text(passages: Sequence[Passage], max_chars: int) -> str:
+    """What a model reads after ``file_reader``/``page_reader``, cut at ``max_chars``."""
+    if not passages:
+        return "No such pages."
+    text = numbered(passages, hint=True)
+    if len(text) <= max_chars:
+        return text
+    return (
+        text[:max_chars]
+        + f"\n[... truncated at {max_chars} characters; use page_reader for the rest ...]"
+        + f"\n\n{CITE_HINT}"
+    )
 
 
 class _Args(BaseModel):
@@ -57,7 +137,7 @@ class ReadPagesArgs(_Args):
 
 
 class KnowledgeToolkit:
-    """The four tools over ``store``, limited to ``vector_store_ids``, sharing citation numbers."""
+    """The four tools over ``store``, limited to ``vector_store_ids``, sharing one passage book."""
 
     def __init__(
         self,
@@ -71,13 +151,7 @@ class KnowledgeToolkit:
         self.vector_store_ids = list(vector_store_ids)
         self.max_num_results = max_num_results
         self.max_chars = max_chars
-        self._next = 1
-
-    def number(self) -> int:
-        """The next citation number."""
-        value = self._next
-        self._next += 1
-        return value
+        self.book = PassageBook()
 
     def tools(self) -> list[BaseTool]:
         """``file_search``, ``list_documents``, ``file_reader``, ``page_reader``."""
@@ -99,25 +173,15 @@ class FileSearch(_KnowledgeTool):
     description = f"Search the user's documents for passages about a query. {CITE_HINT}"
     args_schema = SearchArgs
 
-    async def run(self, args: Any) -> ToolOutput:
+    async def run(self, args: SearchArgs) -> ToolOutput:
         kit = self.kit
         hits = kit.store.search(
             kit.vector_store_ids,
             args.query,
             max_num_results=args.max_results or kit.max_num_results,
         )
-        if not hits:
-            return ToolOutput(f"No passages found for {args.query!r}.")
-        blocks: list[str] = []
-        sources: list[CitationSource] = []
-        for hit in hits:
-            number = kit.number()
-            page = f", page {hit.page}" if hit.page is not None else ""
-            blocks.append(f"[{number}] {hit.filename}{page} (file_id {hit.file_id})\n{hit.text}")
-            sources.append(
-                CitationSource(number, hit.file_id, hit.filename, hit.page, hit.snippet[:_SNIPPET])
-            )
-        return ToolOutput("\n\n".join([*blocks, CITE_HINT]), tuple(sources))
+        passages = search_passages(kit.book, hits)
+        return ToolOutput(search_text(args.query, passages), tuple(passages))
 
 
 class ListDocuments(_KnowledgeTool):
@@ -127,36 +191,25 @@ class ListDocuments(_KnowledgeTool):
     description = "List the user's documents (file ids, names, summaries), optionally by topic."
     args_schema = ListArgs
 
-    async def run(self, args: Any) -> ToolOutput:
+    async def run(self, args: ListArgs) -> ToolOutput:
         kit = self.kit
         docs = kit.store.list_documents(
             kit.vector_store_ids, args.query, max_num_results=kit.max_num_results
         )
-        if not docs:
-            return ToolOutput("No documents found.")
-        lines = []
-        for doc in docs:
-            pages = f", {doc.page_count} pages" if doc.page_count else ""
-            lines.append(f"- {doc.filename} (file_id {doc.file_id}{pages}): {doc.summary}")
-        return ToolOutput("\n".join(lines))
+        return ToolOutput(documents_text(docs))
 
 
 class FileReader(_KnowledgeTool):
-    """Read a whole document (truncated to the toolkit's limit)."""
+    """Read a whole document (cut at the toolkit's limit), numbering each page for citation."""
 
     name = "file_reader"
     description = f"Read the text of one document by file id. {CITE_HINT}"
     args_schema = ReadFileArgs
 
-    async def run(self, args: Any) -> ToolOutput:
+    async def run(self, args: ReadFileArgs) -> ToolOutput:
         kit = self.kit
-        document = kit.store.read_file(args.file_id)
-        text = document.text
-        cut = "" if len(text) <= kit.max_chars else "\n[... truncated; use page_reader ...]"
-        number = kit.number()
-        source = CitationSource(number, document.file_id, document.filename, None, text[:_SNIPPET])
-        body = f"[{number}] {document.filename} (file_id {document.file_id})\n"
-        return ToolOutput(body + text[: kit.max_chars] + cut + f"\n\n{CITE_HINT}", (source,))
+        passages = document_passages(kit.book, kit.store.read_file(args.file_id))
+        return ToolOutput(reader_text(passages, kit.max_chars), tuple(passages))
 
 
 class PageReader(_KnowledgeTool):
@@ -166,24 +219,9 @@ class PageReader(_KnowledgeTool):
     description = f"Read pages of one document by file id (1-based, inclusive). {CITE_HINT}"
     args_schema = ReadPagesArgs
 
-    async def run(self, args: Any) -> ToolOutput:
+    async def run(self, args: ReadPagesArgs) -> ToolOutput:
         kit = self.kit
         record = kit.store.get_file(args.file_id)
         pages = kit.store.read_pages(args.file_id, args.start_page, args.end_page)
-        blocks: list[str] = []
-        sources: list[CitationSource] = []
-        used = 0
-        for page in pages:
-            if used >= kit.max_chars:
-                blocks.append("[... more pages not shown ...]")
-                break
-            number = kit.number()
-            text = page.text[: kit.max_chars - used]
-            used += len(text)
-            blocks.append(f"[{number}] {record.filename}, page {page.number}\n{text}")
-            sources.append(
-                CitationSource(number, args.file_id, record.filename, page.number, text[:_SNIPPET])
-            )
-        if not blocks:
-            return ToolOutput("No such pages.")
-        return ToolOutput("\n\n".join([*blocks, CITE_HINT]), tuple(sources))
+        passages = page_passages(kit.book, args.file_id, record.filename, pages)
+        return ToolOutput(reader_text(passages, kit.max_chars), tuple(passages))

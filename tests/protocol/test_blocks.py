@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forge_cli.render.blocks import BlockSplitter, split_blocks
+from forge_cli.protocol.blocks import BlockSplitter, split_blocks
 
 SAMPLE = (
     "# Title\n\nPara one\nstill one.\n\n- item\n\n    indented continuation\n\n"

@@ -1,31 +1,48 @@
-"""The knowledge client seam: files and vector stores, the same for local and remote backends.
+"""The one knowledge seam: files and vector stores, the same for local and remote backends.
 
-``forge vs ...`` and ``forge files ...`` talk to a :class:`KnowledgeClient`; the local one wraps
-the :class:`KnowledgeStore` directly, the HTTP one (:mod:`forge_cli.backends.knowledge_http`)
-speaks ``/v1/files`` and ``/v1/vector_stores`` to ``forge serve``, Knowledge Forge or OpenAI.
-Both return the knowledge package's typed records and raise our errors (``NotFoundError`` for an
-unknown id, ``UsageError`` for bad input).
+``forge vs ...``, ``forge files ...`` and the chat session's ``/vs``, ``/upload``, ``/docs`` and
+``/search`` all talk to a :class:`KnowledgeClient`; the local one wraps the
+:class:`KnowledgeStore` directly, the HTTP one (:mod:`forge_cli.backends.knowledge_http`) speaks
+``/v1/files`` and ``/v1/vector_stores`` to ``forge serve``, Knowledge Forge or OpenAI. Both return
+this package's typed records (:class:`VectorStore`, :class:`FileRecord`, :class:`SearchHit`,
+:class:`IngestResult`, ...) -- the same records the client tools and the engine get from the
+store -- and raise our errors (``NotFoundError`` for an unknown id, ``UsageError`` for bad input).
+
+The helpers below (:func:`resolve_vector_store`, :func:`ensure_vector_store`,
+:func:`search_stores`, :func:`list_documents`, :func:`attach_file`) are written once over the
+Protocol, so every front end resolves names and merges results the same way. Nothing here imports
+an HTTP stack: building the local client stays light (``forge vs search`` on a local store).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
-from forge_cli.errors import NotFoundError
-from forge_cli.knowledge import (
+from forge_cli.errors import NotFoundError, UsageError
+from forge_cli.knowledge.models import (
     BatchReport,
     FileRecord,
-    KnowledgeStore,
+    IngestResult,
     ProgressCallback,
     SearchHit,
     VectorStore,
     VectorStoreFile,
-    ensure_seed_store,
 )
+from forge_cli.knowledge.seed import ensure_seed_store
+from forge_cli.knowledge.store import KnowledgeStore
 
-__all__ = ["KnowledgeClient", "LocalKnowledgeClient", "resolve_vector_store"]
+__all__ = [
+    "KnowledgeClient",
+    "LocalKnowledgeClient",
+    "PathLike",
+    "attach_file",
+    "ensure_vector_store",
+    "list_documents",
+    "resolve_vector_store",
+    "search_stores",
+]
 
 PathLike = str | os.PathLike[str]
 
@@ -142,27 +159,93 @@ async def resolve_vector_store(client: KnowledgeClient, ref: str) -> VectorStore
         raise NotFoundError(f"no vector store with id or name {ref!r}") from None
 
 
+async def ensure_vector_store(client: KnowledgeClient, name: str) -> VectorStore:
+    """The vector store with id or name ``name``, created (under that name) when there is none."""
+    try:
+        return await resolve_vector_store(client, name)
+    except NotFoundError:
+        return await client.create_vector_store(name)
+
+
+async def list_documents(
+    client: KnowledgeClient, refs: Sequence[str]
+) -> list[FileRecord | VectorStoreFile]:
+    """The documents of the stores ``refs`` (ids or names); every file when ``refs`` is empty."""
+    if not refs:
+        return list(await client.list_files())
+    docs: list[FileRecord | VectorStoreFile] = []
+    for ref in refs:
+        store = await resolve_vector_store(client, ref)
+        docs.extend(await client.list_vector_store_files(store.id))
+    return docs
+
+
+async def search_stores(
+    client: KnowledgeClient, refs: Sequence[str], query: str, *, max_num_results: int = 10
+) -> list[SearchHit]:
+    """Search several stores (ids or names) and merge the hits, best score first."""
+    if not refs:
+        raise UsageError("no active vector store", hint="/vs use ID first")
+    hits: list[SearchHit] = []
+    for ref in refs:
+        store = await resolve_vector_store(client, ref)
+        hits.extend(await client.search(store.id, query, max_num_results=max_num_results))
+    return sorted(hits, key=lambda hit: -hit.score)[:max_num_results]
+
+
+async def attach_file(client: KnowledgeClient, store_id: str, file_id: str) -> IngestResult:
+    """Attach an uploaded file to a store; an unknown file id is a ``rejected`` result."""
+    try:
+        record = await client.get_file(file_id)
+    except NotFoundError:
+        return IngestResult(
+            filename=file_id, status="rejected", reason="no such file or uploaded file id"
+        )
+    await client.add_file(store_id, file_id)
+    return IngestResult(filename=record.filename, status="ok", file=record)
+
+
 class LocalKnowledgeClient:
     """The local knowledge store behind the :class:`KnowledgeClient` seam.
 
-    Calls are quick local SQLite work and run inline. With ``seed`` (the default) the bundled
-    ``forge-docs`` store is created on first use, as the local engine does.
+    Calls are quick local SQLite work and run inline. ``store`` is an open store or a function
+    that opens one: then the store is opened on first use (and closed by :meth:`aclose`), so a
+    chat session that never touches its documents never opens them. With ``seed`` (the default)
+    the bundled ``forge-docs`` store is created on first use, as the local engine does.
     """
 
     name = "local"
 
     def __init__(
-        self, store: KnowledgeStore, *, seed: bool = True, owns_store: bool = False
+        self,
+        store: KnowledgeStore | Callable[[], KnowledgeStore],
+        *,
+        seed: bool = True,
+        owns_store: bool = False,
     ) -> None:
-        self.store = store
+        if isinstance(store, KnowledgeStore):
+            self._store: KnowledgeStore | None = store
+            self._open: Callable[[], KnowledgeStore] | None = None
+        else:
+            self._store, self._open = None, store
+            owns_store = True
         self._seeded = not seed
         self._owns_store = owns_store
 
+    @property
+    def store(self) -> KnowledgeStore:
+        """The store, opened now if it was given as an opener."""
+        if self._store is None:
+            assert self._open is not None
+            self._store = self._open()
+        return self._store
+
     def _ready(self) -> KnowledgeStore:
+        store = self.store
         if not self._seeded:
-            ensure_seed_store(self.store)
+            ensure_seed_store(store)
             self._seeded = True
-        return self.store
+        return store
 
     async def create_vector_store(
         self,
@@ -262,6 +345,6 @@ class LocalKnowledgeClient:
 
     async def aclose(self) -> None:
         """Close the store when this client owns it."""
-        if self._owns_store:
+        if self._owns_store and self._store is not None:
             self._owns_store = False
-            self.store.close()
+            self._store.close()

@@ -1,4 +1,5 @@
-"""Citations: one numbering shared by the answer text, the Sources list, ``/sources`` and JSON.
+"""Citation numbering: one numbering shared by the answer text, the Sources list, ``/sources``,
+JSON output, exports and evaluation.
 
 Numbers are given in order of first appearance in the text, so the number in the text is the
 number in the Sources list. Two kinds of citation reach us:
@@ -6,7 +7,7 @@ number in the Sources list. Two kinds of citation reach us:
 - annotations with a character position (OpenAI: ``file_citation.index``,
   ``url_citation.end_index``): a ``[n]`` marker is inserted at that position; the same file and
   page (or the same URL) keeps one number;
-- in-text markers written by the server (``⟦⟦n⟧⟧``, ``⁽ⁿ⁾``, ``[n]``, ``¹``; see ``markers.py``):
+- in-text markers written by the server (``⟦⟦n⟧⟧``, ``⁽ⁿ⁾``, ``[n]``, ``¹``; see ``citing.py``):
   rewritten to ``[n]``. Such a message is in *marker mode*: its annotations are matched to
   markers by number (a file citation whose ``index`` is that number, else the n-th annotation)
   and not inserted by position.
@@ -29,6 +30,8 @@ from forge_cli.protocol.annotations import (
     FileCitation,
     UrlCitation,
 )
+from forge_cli.protocol.blocks import Block, split_blocks
+from forge_cli.protocol.citing import MARKER_RE, marker_number
 from forge_cli.protocol.content import OutputText
 from forge_cli.protocol.guards import (
     is_container_file_citation,
@@ -38,9 +41,6 @@ from forge_cli.protocol.guards import (
 )
 from forge_cli.protocol.items import Message
 from forge_cli.protocol.response import Response
-from forge_cli.render.blocks import Block, split_blocks
-from forge_cli.render.glyphs import UNICODE, Glyphs
-from forge_cli.render.markers import MARKER_RE, marker_number
 from forge_cli.sanitize import sanitize_inline
 
 __all__ = [
@@ -198,17 +198,18 @@ def _same(a: Citation, b: Citation) -> bool:
 def _resolve(
     number: int, annotations: list[tuple[int | None, Annotation]]
 ) -> tuple[SourceKey, Citation] | None:
-    for _pos, ann in annotations:
-        if is_file_citation(ann) and ann.index == number:
-            return source_of(ann)
-    if 1 <= number <= len(annotations):
+    """The annotation a strong marker means: the file citation with that number as its
+    ``index``, else the n-th citing annotation."""
+    exact = _resolve_exact(number, annotations)
+    if exact is None and 1 <= number <= len(annotations):
         return source_of(annotations[number - 1][1])
-    return None
+    return exact
 
 
 def _resolve_exact(
     number: int, annotations: list[tuple[int | None, Annotation]]
 ) -> tuple[SourceKey, Citation] | None:
+    """The file citation whose ``index`` is the marker's number (all a weak marker may mean)."""
     for _pos, ann in annotations:
         if is_file_citation(ann) and ann.index == number:
             return source_of(ann)
@@ -320,12 +321,12 @@ def collect_citations(response: Response) -> list[Citation]:
     return numbering.finalize(response)
 
 
-def source_label(citation: Citation, glyphs: Glyphs = UNICODE) -> str:
+def source_label(citation: Citation, *, ascii_only: bool = False) -> str:
     """``q3-report.pdf, p. 2`` / ``Title — example.com`` (already sanitised)."""
     if citation.url:
         domain = citation.domain or citation.url
         if citation.title:
-            dash = " - " if glyphs.ascii_only else " — "
+            dash = " - " if ascii_only else " — "
             return sanitize_inline(f"{citation.title}{dash}{domain}")
         return sanitize_inline(citation.url)
     name = citation.filename or citation.file_id

@@ -1,0 +1,89 @@
+"""``forge vs``/``forge files`` on a local store import no HTTP stack, no openai, no engine.
+
+Each command runs in a fresh interpreter (so nothing an earlier test imported counts), through the
+console script's entry point; at exit the interpreter reports which heavy modules were loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = (
+    "httpx2",
+    "httpcore2",
+    "openai",
+    "starlette",
+    "uvicorn",
+    "anyio",
+    "forge_cli.engine.engine",
+    "forge_cli.backends.base",
+    "forge_cli.protocol.request",
+)
+"""Modules a local search does not need (the HTTP stack, the SDK, the engine's answer loop, the
+backends and the wire protocol's request models)."""
+
+_PROBE = f"""
+import atexit, json, sys
+heavy = {HEAVY!r}
+def report():
+    loaded = [m for m in heavy if m in sys.modules]
+    sys.stderr.write("LOADED " + json.dumps(loaded) + "\\n")
+atexit.register(report)
+from forge_cli.cli.main import run
+code = run(sys.argv[1:])
+sys.stdout.flush()
+sys.exit(code)
+"""
+
+
+def _forge(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    env = {
+        **os.environ,
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+    }
+    for name in ("FORGE_API", "FORGE_BASE_URL", "FORGE_PROFILE", "KNOWLEDGE_FORGE_URL"):
+        env.pop(name, None)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    [report] = [line for line in proc.stderr.splitlines() if line.startswith("LOADED ")]
+    return proc, json.loads(report.removeprefix("LOADED "))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("vs", "search", "forge-docs", "install"),
+        ("vs", "list"),
+        ("vs", "show", "forge-docs"),
+        ("files", "list"),
+    ],
+)
+def test_local_knowledge_commands_import_no_http_stack(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    proc, loaded = _forge(tmp_path, *args, "--api", "local")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip()  # the command really ran (the seeded forge-docs store is there)
+    assert loaded == []
+
+
+def test_the_probe_sees_the_http_stack_when_a_server_is_named(tmp_path: Path) -> None:
+    """The same probe on the HTTP client path reports httpx2 (so the test above can fail)."""
+    proc, loaded = _forge(
+        tmp_path, "vs", "list", "--api", "responses", "--base-url", "http://127.0.0.1:9/v1"
+    )
+    assert proc.returncode == 1
+    assert "httpx2" in loaded
