@@ -71,6 +71,20 @@ def test_version_fast_path_prints_clicks_line_without_click() -> None:
     assert loaded is False
 
 
+def test_completing_a_command_name_imports_no_command() -> None:
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('loaded', 'forge_cli.cli.cmd_ask' in sys.modules))\n"
+        "from forge_cli.cli.entry import main\nmain()\n"
+    )
+    env = {**os.environ, "_FORGE_COMPLETE": "bash_complete", "COMP_WORDS": "forge a"}
+    env["COMP_CWORD"] = "1"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    assert proc.stdout.splitlines() == ["plain,ask", "loaded False"], proc.stderr
+
+
 def test_bad_flag_is_usage_error(forge: Run) -> None:
     proc = forge("ask", "--tool", "telepathy", "hi")
     assert proc.returncode == 2
