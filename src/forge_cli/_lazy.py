@@ -6,11 +6,15 @@ importing a package does not import every module it re-exports. Imports nothing 
 
 from __future__ import annotations
 
+import _thread
 import importlib
 import sys
-import threading
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # typing itself costs ``forge --version`` milliseconds
+if TYPE_CHECKING:
+    import threading
+    from collections.abc import Callable, Iterable, Mapping
+    from typing import Any
 
 __all__ = [
     "after_request_sent",
@@ -48,7 +52,7 @@ def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]
 # :func:`request_sent`, which runs what the CLI registered with :func:`after_request_sent`.
 
 _after_sent: list[Callable[[], None]] = []
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _threads: list[threading.Thread] = []
 
 
@@ -75,6 +79,8 @@ def import_in_background(modules: Iterable[str]) -> threading.Thread:
     A module that fails to import is skipped: the main thread imports it again when it needs it
     and gets the error there, where it is reported as usual.
     """
+    import threading
+
     names = [name for name in modules if name not in sys.modules]
 
     def run() -> None:

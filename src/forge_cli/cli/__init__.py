@@ -6,10 +6,9 @@ imports nothing itself, so ``forge --version`` (:mod:`forge_cli.cli.entry`) does
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from forge_cli._lazy import lazy_exports
 
+TYPE_CHECKING = False  # not imported from typing: ``forge --version`` does not load it
 if TYPE_CHECKING:
     from forge_cli.cli.main import LazyGroup, cli, main
 

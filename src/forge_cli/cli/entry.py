@@ -7,7 +7,10 @@ Shell scripts and prompts run ``forge --version`` often; everything else goes to
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False  # typing and collections are not loaded for ``forge --version``
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["main"]
 
