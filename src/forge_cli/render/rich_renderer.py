@@ -5,7 +5,8 @@ settled and everything before it is. A message is committed block by block while
 The live region (a transient rich ``Live`` with ``auto_refresh=False``) holds only what is still
 changing -- the unfinished block, running tool calls, a reasoning tail -- cropped to the terminal
 height. All screen writes happen on *ticks*, at most ``max_fps`` per second by the injected
-clock. A snapshot that arrives inside the throttle window only marks the screen *dirty*; whoever
+clock. A snapshot that arrives inside the throttle window only marks the screen *dirty* (except
+the answer's first content, drawn at once so the first token is not kept waiting); whoever
 drives the renderer calls :meth:`RichRenderer.tick` after :meth:`RichRenderer.next_tick_in`
 seconds, so the latest text is drawn even when the stream then stalls, and elapsed counters of
 running tool calls keep counting. ``finish`` prints what is left, the Sources list and status
