@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench bench-peers clean
+.PHONY: run test lint typecheck unit bench bench-peers bench-retrieval clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -30,12 +30,16 @@ test: lint typecheck unit
 
 bench: $(STAMP)
 	@for b in benchmarks/bench_*.py; do \
-		case $$b in *bench_peers.py) continue;; esac; \
+		case $$b in *bench_peers.py|*bench_retrieval.py) continue;; esac; \
 		echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 # Forge against llm and shell-gpt (installed under ~/.cache/forge-bench on first use).
 bench-peers: $(STAMP)
 	$(BIN)/python benchmarks/bench_peers.py
+
+# Retrieval quality and speed on real Debian documentation (keyword-only vs hybrid, same run).
+bench-retrieval: $(STAMP)
+	$(BIN)/python benchmarks/bench_retrieval.py
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .ruff_cache

@@ -3,7 +3,12 @@
 set -u
 py=${1:-.venv/bin/python}
 shift || true
-"$py" -m pytest "$@"
+# Two workers, whole files per worker (ADR-0011), unless the caller chose (-n 0 runs serially).
+case " $* " in
+  *" -n "*|*" -n="*|*" --numprocesses"*) parallel=() ;;
+  *) parallel=(-n 2 --dist loadfile) ;;
+esac
+"$py" -m pytest "${parallel[@]}" "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
   echo "error: pytest collected no tests" >&2

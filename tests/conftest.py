@@ -12,6 +12,11 @@ from typing import Any
 
 import pytest
 
+# A fixed width in the environment (pytest-xdist workers, some CI shells) would override the size
+# of the pseudo-terminals the pty tests open: children must size themselves from their terminal.
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
+
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
 

@@ -37,11 +37,15 @@ def test_precedence_flags_over_env_over_profile(tmp_path: Path) -> None:
     assert settings.api == "local"  # the built-in default
 
 
-def test_knowledge_forge_url_implies_responses() -> None:
+def test_knowledge_forge_url_implies_the_knowledge_forge_api() -> None:
     settings = resolve_settings(
         {}, env={"KNOWLEDGE_FORGE_URL": "http://kf:9999/v1/"}, config=ConfigFile(Path("x"))
     )
-    assert (settings.api, settings.base_url) == ("responses", "http://kf:9999/v1")
+    assert (settings.api, settings.base_url) == ("knowledge-forge", "http://kf:9999/v1")
+    openai_style = resolve_settings(
+        {"api": "responses"}, env={"KNOWLEDGE_FORGE_URL": "http://kf"}, config=ConfigFile(Path("x"))
+    )
+    assert openai_style.api == "responses"
     forced = resolve_settings(
         {"api": "chat"}, env={"KNOWLEDGE_FORGE_URL": "http://kf"}, config=ConfigFile(Path("x"))
     )

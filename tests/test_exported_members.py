@@ -22,6 +22,7 @@ PACKAGES = [
     "forge_cli.errors",
     "forge_cli.sanitize",
     "forge_cli.cli",
+    "forge_cli.mcp",
 ]
 
 

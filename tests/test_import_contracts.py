@@ -17,6 +17,10 @@ LEAVES = {
     "forge_cli.logs",
     "forge_cli.prompting",
     "forge_cli.wording",
+    "forge_cli.redact",
+    "forge_cli.limits",
+    "forge_cli.jsonsafe",
+    "forge_cli.privacy",
 }
 """Modules that import nothing of ours (their own forbidden contract)."""
 

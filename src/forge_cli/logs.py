@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import sys
 
+from forge_cli.redact import redact
 from forge_cli.sanitize import sanitize_inline
 
 __all__ = ["configure_logging", "set_debug"]
@@ -22,7 +23,7 @@ class _StderrHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            text = sanitize_inline(record.getMessage())
+            text = sanitize_inline(redact(record.getMessage()))
             where = f"{record.name}: " if record.levelno < logging.WARNING else ""
             sys.stderr.write(f"forge: {record.levelname.lower()}: {where}{text}\n")
         except Exception:  # a log line must never break the run

@@ -26,6 +26,7 @@ from forge_cli.protocol import (
     Response,
 )
 from forge_cli.stream import fold
+from forge_cli.stream.builder import SnapshotBuilder
 from forge_cli.testing.fake_chat_server import (
     ChatReply,
     FakeChatServer,
@@ -215,14 +216,28 @@ async def test_stream_cut_short_is_a_protocol_error() -> None:
         await _run([reply])
 
 
-async def test_error_object_mid_stream_becomes_an_error_event() -> None:
-    reply = ChatReply(chunks=[chunk({"content": "par"}), {"error": {"message": "model crashed"}}])
+async def test_error_object_mid_stream_fails_the_response_and_settles_its_items() -> None:
+    error = {"error": {"message": "model crashed", "code": "tool_use_failed"}}
+    reply = ChatReply(chunks=[chunk({"reasoning_content": "hm"}), chunk({"content": "par"}), error])
     with FakeChatServer([reply]) as server:
         backend = ChatCompletionsBackend(base_url=server.base_url, max_retries=0)
         events = [event async for event in backend.stream(Request(model="m", input="x"))]
         await backend.aclose()
-    assert events[-1].type == "error"
-    assert events[-1].data["message"] == "model crashed"
+    assert events[-1].type == "response.failed"
+    response = events[-1].data["response"]
+    assert response["status"] == "failed"
+    assert response["error"] == {"message": "model crashed", "code": "tool_use_failed"}
+    assert [(i["type"], i["status"]) for i in response["output"]] == [
+        ("reasoning", "completed"),
+        ("message", "completed"),
+    ]
+    builder = SnapshotBuilder()
+    for event in events:
+        builder.feed(event)
+    assert builder.snapshot.status == "failed"
+    assert builder.snapshot.output_text == "par"
+    assert builder.error is not None
+    assert builder.error.message == "model crashed"
 
 
 async def test_length_finish_is_incomplete() -> None:

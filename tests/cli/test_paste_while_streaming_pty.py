@@ -83,3 +83,33 @@ def test_a_paste_during_streaming_becomes_one_message(tmp_path: Path) -> None:
         bodies = [request.json() for request in server.requests]
     assert len(bodies) == 2  # not one request per pasted line
     assert bodies[1]["messages"][-1] == {"role": "user", "content": "line one\nline two"}
+
+
+def test_one_line_typed_ahead_is_sent_as_the_next_message(tmp_path: Path) -> None:
+    gate = threading.Event()
+    env = {
+        **os.environ,
+        "TERM": "xterm",
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+    }
+    with LoopbackServer() as server:
+        server.add(_answer("Working", WaitFor(gate), " done."), _answer("Second answer."))
+        args = ["-m", "forge_cli.cli", "chat", "--api", "chat", "--base-url", server.base_url,
+                "-m", "m"]  # fmt: skip
+        child = pexpect.spawn(sys.executable, args, env=env, dimensions=(40, 100))
+        term = _Term(child)
+        try:
+            term.until(READY)
+            child.send("first question\r")
+            term.until("Working")
+            child.send("next question\r")  # typed ahead and entered while the answer streams
+            gate.set()
+            term.until("Second answer.")  # sent as it was entered, without another Enter
+            term.until(READY, count=3)
+            child.send("/exit\r")
+            child.expect(pexpect.EOF, timeout=15)
+        finally:
+            child.close(force=True)
+        bodies = [request.json() for request in server.requests]
+    assert [b["messages"][-1]["content"] for b in bodies] == ["first question", "next question"]

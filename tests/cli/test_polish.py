@@ -35,3 +35,11 @@ def test_the_chat_refuses_to_turn_on_a_tool_the_engine_cannot_run(forge: Forge) 
     proc = forge("chat", input="/tool on code-interpreter\n/tools\n")
     assert proc.returncode == 0, proc.stderr
     assert "code-interpreter is not available here" in proc.stdout + proc.stderr
+
+
+def test_list_documents_alone_does_not_claim_there_is_nothing_to_search(forge: Forge) -> None:
+    proc = forge("ask", "-t", "list-documents", "--plain", "What documents do you have?")
+    assert proc.returncode == 0, proc.stderr
+    assert "nothing to search" not in proc.stdout
+    assert "the documents are listed below" in proc.stdout
+    assert "01-getting-started.md" in proc.stdout

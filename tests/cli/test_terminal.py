@@ -162,10 +162,12 @@ def test_ctrl_c_mid_answer_then_save_and_resume(term_env: Callable[..., dict[str
     term.line("/status")  # the REPL survived
     term.wait_for("turns         2")
 
+    mark = len(term.transcript)
     term.line("/save install notes")
     saved = term.wait_for("Saved c")
     conv_id = saved.split("Saved ", 1)[1].split()[0]
 
+    term.wait_for_prompt(since=mark)  # Ctrl+C must reach the line editor, not the command
     term.child.sendcontrol("c")  # at an empty prompt: a hint, not an exit
     term.wait_for("press Ctrl+D")
     term.line("/exit")

@@ -138,3 +138,20 @@ async def test_client_function_calls_end_the_response_for_the_client(corpus) -> 
     assert call["type"] == "function_call"
     assert call["name"] == "get_weather"
     assert json.loads(call["arguments"]) == {"city": "Oslo"}
+
+
+async def test_an_upstream_error_chunk_fails_the_response_with_its_message(corpus) -> None:  # type: ignore[no-untyped-def]
+    error = {"error": {"message": "tool_use_failed: bad call", "code": "tool_use_failed"}}
+    reply = Reply.sse([sse(_chunk({"role": "assistant", "content": "Par"})), sse(error)])
+    with LoopbackServer() as server:
+        server.add(reply)
+        config = EngineConfig(
+            seed=False,
+            upstream=UpstreamConfig(base_url=server.base_url, model="up", api_key_env=None),
+        )
+        request = Request.model_validate({"model": "m", "input": "hi"})
+        events = await collect(Engine(corpus.store, config).stream(request))
+    last = events[-1]
+    assert last.type == "response.failed"
+    message = last.data["response"]["error"]["message"]
+    assert message == "the upstream model failed: tool_use_failed: bad call"

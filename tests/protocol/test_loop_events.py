@@ -40,9 +40,9 @@ def test_events_cannot_be_changed() -> None:
 
 
 def test_the_payload_is_every_field_but_type_with_lists_for_tuples() -> None:
-    event = loop_events.IterationLimitReached(3, ("a", "b"))
+    event = loop_events.IterationLimitReached(3, ("a", "b"), requests=3)
     assert event.type == "iteration.limit_reached"
-    assert event_payload(event) == {"limit": 3, "pending_calls": ["a", "b"], "requests": 0}
+    assert event_payload(event) == {"limit": 3, "pending_calls": ["a", "b"], "requests": 3}
 
 
 def _documented() -> dict[str, set[str]]:

@@ -96,3 +96,44 @@ def test_renderer_citations_match_collect_citations_and_sources_list() -> None:
     renderer.finish(response)
     assert renderer.citations == collect_citations(response)
     assert out.getvalue() == "Alpha.[1]\n\nBeta.[2]\n\nSources:\n[1] a.md\n[2] b.md\n"
+
+
+def _at(text: str, fragment: str) -> int:
+    return text.index(fragment) + len(fragment)
+
+
+def test_markers_never_go_inside_a_link_target_or_its_text() -> None:
+    text = "Download it: [the chart](sandbox:/mnt/data/plot.png) now."
+    for inside in ("the ch", "sandbox:/mnt", "plot.png"):
+        msg = _msg(text, UrlCitation(url="https://u", end_index=_at(text, inside)))
+        assert _cite(msg) == "Download it: [the chart](sandbox:/mnt/data/plot.png)[1] now."
+
+
+def test_markers_never_go_inside_code_or_a_bare_url() -> None:
+    text = "Run `pip install forge` from https://example.com/docs today."
+    msg = _msg(
+        text,
+        UrlCitation(url="https://a", end_index=_at(text, "pip in")),
+        UrlCitation(url="https://b", end_index=_at(text, "example.com/d")),
+    )
+    assert _cite(msg) == "Run `pip install forge`[1] from https://example.com/docs[2] today."
+
+
+def test_a_citation_inside_a_code_block_is_only_listed() -> None:
+    text = "```python\nprint(1)\n```"
+    msg = _msg(text, FileCitation(file_id="f1", filename="a.py", index=12))
+    assert _cite(msg) == text
+    assert [c.filename for c in collect_citations(Response(output=[msg]))] == ["a.py"]
+
+
+def test_markers_never_split_a_word() -> None:
+    text = "It adds a local engine."
+    msg = _msg(text, UrlCitation(url="https://u", end_index=_at(text, "a lo")))
+    assert _cite(msg) == "It adds a local[1] engine."
+
+
+def test_a_citation_spanning_nothing_is_listed_not_placed() -> None:
+    text = "Here is the chart."
+    msg = _msg(text, UrlCitation(url="https://u", start_index=0, end_index=0))
+    assert _cite(msg) == text
+    assert [c.url for c in collect_citations(Response(output=[msg]))] == ["https://u"]

@@ -10,13 +10,14 @@ calls the stream carried, and how it ended.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 STREAMS = Path(__file__).resolve().parents[1] / "fixtures" / "streams"
 
-Api = Literal["chat", "responses"]
+Api = Literal["chat", "responses", "knowledge-forge"]
 
 __all__ = ["STREAMS", "Recording", "load", "recordings"]
 
@@ -150,17 +151,32 @@ def _read_responses(rec: Recording, payloads: list[tuple[str | None, Any]]) -> N
         rec.citations = snapshot_citations
 
 
+_API: dict[str, Api] = {"C": "chat", "R": "responses", "K": "knowledge-forge"}
+"""The file's first letter: Chat Completions, Responses, Knowledge Forge (its own dialect)."""
+
+_THINK = re.compile(r"\A\s*<think>(.*?)(?:</think>\s*|\Z)", re.DOTALL)
+
+
+def _split_think(rec: Recording) -> None:
+    """``<think>…</think>`` opening the content is reasoning, shown as such (not as answer)."""
+    found = _THINK.match(rec.text)
+    if found:
+        rec.reasoning += found.group(1).strip("\n")
+        rec.text = rec.text[found.end() :]
+
+
 def load(path: Path) -> Recording:
     """Read one recording."""
     raw = path.read_bytes()
     first, _, body = raw.partition(b"\n")
     assert first.startswith(b"# source:"), f"{path.name}: the first line must be '# source: …'"
     frames = _frames(body)
-    api: Api = "chat" if path.name.startswith("C") else "responses"
+    api: Api = _API.get(path.name[0], "responses")
     rec = Recording(path.stem, first.decode()[len("# source:") :].strip(), frames, api)
     payloads = _payloads(frames)
     if api == "chat":
         _read_chat(rec, payloads)
+        _split_think(rec)
     else:
         _read_responses(rec, payloads)
     return rec

@@ -37,25 +37,7 @@ QUESTION = "What does the recording say?"
 # Known gaps, each an acceptance point of issue 13 ("Works with every real server"): the test
 # states the right behaviour and fails today on these (recording, mode) pairs; `strict` makes the
 # fix remove the entry here.
-_REFUSAL = "chat delta.refusal is dropped: blank answer, no refusal in JSON (issue 13)"
-_UNSETTLED = "items without a status field are never settled when the response ends (issue 13)"
-GAPS: dict[tuple[str, str], str] = {
-    **{("C05_openai_chat_refusal_logprobs", mode): _REFUSAL for mode in ("json", "jsonl", "plain")},
-    ("C05_openai_chat_refusal_logprobs", "rich"): _REFUSAL,
-    **{
-        (f"R{n}", mode): _UNSETTLED
-        for n in (
-            "04_openai_function_call_reasoning",
-            "05_openai_code_interpreter_reasoning",
-            "06_openai_mcp_call",
-            "10_openai_reasoning_summary_long",
-            "13_openai_phase_function_call_message",
-            "14_openai_moderation",
-            "15_openai_code_interpreter_image",
-        )
-        for mode in ("json", "jsonl")
-    },
-}
+GAPS: dict[tuple[str, str], str] = {}
 
 SETTLED = {"completed", "failed", "incomplete", "cancelled", "interrupted", "blocked"}
 

@@ -26,7 +26,7 @@ from forge_cli.protocol.tools import FileSearchTool, FunctionTool, ListDocuments
 from forge_cli.tools.approval import ApprovalHook, ApprovalPolicy, Approver
 from forge_cli.tools.base import BaseTool
 from forge_cli.tools.builtin.knowledge import KnowledgeToolkit
-from forge_cli.tools.executor import DEFAULT_TOOL_TIMEOUT, ToolExecutor
+from forge_cli.tools.executor import DEFAULT_MAX_RESULT_CHARS, DEFAULT_TOOL_TIMEOUT, ToolExecutor
 from forge_cli.tools.hooks import AfterHook, BeforeHook
 from forge_cli.tools.loader import load_functions
 from forge_cli.tools.toolset import ToolSet
@@ -100,6 +100,8 @@ class AgentConfig:
     """Replace hosted knowledge tools with the built-in client tools over ``knowledge_store``
     (hosted tools that cannot be replaced are dropped with a notice). ``None``: exactly when the
     backend does not run hosted tools itself (``Backend.runs_hosted_tools``)."""
+    max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS
+    """The longest tool result sent to the model (``tools.max_result_chars``); ``None``: no cap."""
 
 
 def build_agent(backend: Backend, request: Request, config: AgentConfig | None = None) -> Agent:
@@ -120,7 +122,11 @@ def build_agent(backend: Backend, request: Request, config: AgentConfig | None =
         policy = replace(policy, assume_yes=True)
     hooks: list[BeforeHook] = [*config.before_hooks, ApprovalHook(policy, toolset, config.approver)]
     executor = ToolExecutor(
-        toolset, before_hooks=hooks, after_hooks=config.after_hooks, timeout=config.tool_timeout
+        toolset,
+        before_hooks=hooks,
+        after_hooks=config.after_hooks,
+        timeout=config.tool_timeout,
+        max_result_chars=config.max_result_chars,
     )
     loop = AgentLoop(
         backend,

@@ -218,7 +218,7 @@ class AgentLoop:
 
     async def _execute(
         self, run_id: str, state: AgentState, calls: Sequence[FunctionCall]
-    ) -> AsyncIterator[Response | ToolEvent | ExecutionReport]:
+    ) -> AsyncIterator[Response | ToolEvent | Notice | ExecutionReport]:
         """Run the calls; yield live events and snapshots, then the report."""
         ids = {call.call_id for call in calls}
         _set_status(state, ids, "in_progress")
@@ -247,6 +247,10 @@ class AgentLoop:
             _set_status(state, {result.call_id}, _STATUS_OF_RESULT[result.status])
             state.items.append(_output_item(result))
             state.results.append(result)
+            if result.printed:
+                printed = result.printed.strip()
+                message = f"tool {result.name} printed (not sent to the model): {printed}"
+                yield Notice(message, level="info")
         yield self._snapshot(run_id, state, [], None)
         yield report
 
@@ -265,10 +269,14 @@ class AgentLoop:
         turn_items: Sequence[OutputItem],
         turn: Response | None,
     ) -> Response:
+        # A turn the server failed (an error chunk, ``response.failed``) ends the run: its
+        # snapshot says so, so the last one shown before the error is raised is settled.
+        failed = turn is not None and turn.status == "failed"
         return Response(
             id=run_id,
             model=(turn.model if turn is not None else None) or state.request.model,
-            status="in_progress",
+            status="failed" if failed else "in_progress",
+            error=turn.error if failed and turn is not None else None,
             output=[*state.items, *turn_items],
             usage=state.usage,
         )

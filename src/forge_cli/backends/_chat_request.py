@@ -65,6 +65,8 @@ def to_chat_body(request: Request) -> ChatBody:
     reasoning = extras.get("reasoning")
     if isinstance(reasoning, dict) and reasoning.get("effort") and "reasoning_effort" not in kwargs:
         kwargs["reasoning_effort"] = reasoning["effort"]
+    if request.effort and "reasoning_effort" not in kwargs:
+        kwargs["reasoning_effort"] = request.effort  # --effort: Chat's standard field
     return ChatBody(kwargs, dropped)
 
 

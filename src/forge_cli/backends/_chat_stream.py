@@ -6,6 +6,11 @@ survives what real servers send (protocol.md §5.3): ``id``/``name`` repeated in
 ``index`` (matched by id, else the position in the chunk), duplicate entries for one index
 (arguments concatenated), a whole call repeated (replaced, not doubled), and ``finish_reason:
 "stop"`` with calls present (the calls are emitted regardless; the loop runs them).
+
+Beyond text and tool calls (issue 13, docs/servers.md): ``delta.refusal`` becomes a refusal
+content part, ``delta.annotations`` (``url_citation``, OpenRouter web search) become citations on
+the text, ``<think>…</think>`` opening the content becomes reasoning (unless turned off), and an
+error chunk ends the response as ``failed`` with every open item closed.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from forge_cli import jsonsafe
+from forge_cli.backends._think import ThinkSplitter
 from forge_cli.protocol.events import StreamEvent
 
 __all__ = ["ChatStreamTranslator"]
@@ -51,8 +58,9 @@ def _new_id(prefix: str) -> str:
 class ChatStreamTranslator:
     """Feed raw chunk dicts; get the Responses events each one implies."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, *, split_think: bool = True) -> None:
         self.model = model
+        self._think = ThinkSplitter() if split_think else None
         self.response_id = _new_id("resp")
         self.created_at = time.time()
         self.started = False
@@ -62,6 +70,9 @@ class ChatStreamTranslator:
         self._message_index: int | None = None
         self._message_id = _new_id("msg")
         self._text: list[str] = []
+        self._refusal: list[str] = []
+        self._annotations: list[dict[str, Any]] = []
+        self._parts: list[str] = []  # content part kinds of the message, in order
         self._reasoning_index: int | None = None
         self._reasoning_id = _new_id("rs")
         self._reasoning: list[str] = []
@@ -96,12 +107,7 @@ class ChatStreamTranslator:
 
     def finish(self) -> list[StreamEvent]:
         """Close every open item and emit the terminal lifecycle event."""
-        events = self.start()
-        output: list[dict[str, Any]] = []
-        for kind, index in self._order:
-            item, done = self._close(kind, index)
-            events.extend(done)
-            output.append(item)
+        events, output = self._close_all()
         status = "completed"
         details: dict[str, Any] | None = None
         if self.finish_reason == "length":
@@ -115,6 +121,26 @@ class ChatStreamTranslator:
         events.append(_event(kind, response=response))
         return events
 
+    def fail(self, message: str, code: str | None) -> list[StreamEvent]:
+        """An error chunk: close what was streamed and end the response as ``failed``."""
+        events, output = self._close_all()
+        response = self._response("failed", output)
+        response["error"] = {"message": message, "code": code}
+        events.append(_event("response.failed", response=response))
+        return events
+
+    def _close_all(self) -> tuple[list[StreamEvent], list[dict[str, Any]]]:
+        events = self.start()
+        if self._think is not None:
+            for piece, text in self._think.finish():
+                events.extend(self._piece(piece, text))
+        output: list[dict[str, Any]] = []
+        for kind, index in self._order:
+            item, done = self._close(kind, index)
+            events.extend(done)
+            output.append(item)
+        return events, output
+
     # -- deltas -----------------------------------------------------------------------------
 
     def _delta(self, delta: dict[str, Any]) -> list[StreamEvent]:
@@ -124,7 +150,20 @@ class ChatStreamTranslator:
             events.extend(self._reasoning_delta(thinking))
         content = delta.get("content")
         if isinstance(content, str) and content:
-            events.extend(self._text_delta(content))
+            if self._think is None:
+                events.extend(self._text_delta(content))
+            else:
+                for kind, text in self._think.feed(content):
+                    events.extend(self._piece(kind, text))
+        refusal = delta.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            events.extend(self._refusal_delta(refusal))
+        annotations = delta.get("annotations")
+        if isinstance(annotations, list):
+            for raw in annotations:
+                annotation = _annotation(raw)
+                if annotation is not None:
+                    events.extend(self._annotation(annotation))
         calls = delta.get("tool_calls")
         if isinstance(calls, list):
             for position, fragment in enumerate(calls):
@@ -150,7 +189,13 @@ class ChatStreamTranslator:
         )
         return events
 
-    def _text_delta(self, text: str) -> list[StreamEvent]:
+    def _piece(self, kind: str, text: str) -> list[StreamEvent]:
+        if kind == "reasoning":
+            return self._reasoning_delta(text)
+        return self._text_delta(text)
+
+    def _part(self, kind: str) -> tuple[int, list[StreamEvent]]:
+        """The message's content index for a part of ``kind``, opening message and part."""
         events: list[StreamEvent] = []
         if self._message_index is None:
             self._message_index = self._claim("message")
@@ -162,24 +207,64 @@ class ChatStreamTranslator:
                 "content": [],
             }
             events.append(self._added(self._message_index, item))
+        if kind not in self._parts:
+            self._parts.append(kind)
+            empty: dict[str, Any] = (
+                {"type": "refusal", "refusal": ""}
+                if kind == "refusal"
+                else {"type": "output_text", "text": "", "annotations": []}
+            )
             events.append(
                 _event(
                     "response.content_part.added",
                     item_id=self._message_id,
                     output_index=self._message_index,
-                    content_index=0,
-                    part={"type": "output_text", "text": "", "annotations": []},
+                    content_index=self._parts.index(kind),
+                    part=empty,
                 )
             )
+        return self._parts.index(kind), events
+
+    def _text_delta(self, text: str) -> list[StreamEvent]:
+        index, events = self._part("output_text")
         self._text.append(text)
         events.append(
             _event(
                 "response.output_text.delta",
                 item_id=self._message_id,
                 output_index=self._message_index,
-                content_index=0,
+                content_index=index,
                 delta=text,
                 logprobs=[],
+            )
+        )
+        return events
+
+    def _refusal_delta(self, text: str) -> list[StreamEvent]:
+        index, events = self._part("refusal")
+        self._refusal.append(text)
+        events.append(
+            _event(
+                "response.refusal.delta",
+                item_id=self._message_id,
+                output_index=self._message_index,
+                content_index=index,
+                delta=text,
+            )
+        )
+        return events
+
+    def _annotation(self, annotation: dict[str, Any]) -> list[StreamEvent]:
+        index, events = self._part("output_text")
+        self._annotations.append(annotation)
+        events.append(
+            _event(
+                "response.output_text.annotation.added",
+                item_id=self._message_id,
+                output_index=self._message_index,
+                content_index=index,
+                annotation_index=len(self._annotations) - 1,
+                annotation=annotation,
             )
         )
         return events
@@ -277,21 +362,31 @@ class ChatStreamTranslator:
 
     def _close_message(self) -> tuple[dict[str, Any], list[StreamEvent]]:
         index = self._message_index or 0
-        text = "".join(self._text)
-        part = {"type": "output_text", "text": text, "annotations": []}
+        events: list[StreamEvent] = []
+        content: list[dict[str, Any]] = []
+        for content_index, kind in enumerate(self._parts):
+            where = {"item_id": self._message_id, "output_index": index}
+            where["content_index"] = content_index
+            if kind == "refusal":
+                refusal = "".join(self._refusal)
+                part: dict[str, Any] = {"type": "refusal", "refusal": refusal}
+                events.append(_event("response.refusal.done", **where, refusal=refusal))
+            else:
+                text = "".join(self._text)
+                annotations = list(self._annotations)
+                part = {"type": "output_text", "text": text, "annotations": annotations}
+                events.append(_event("response.output_text.done", **where, text=text, logprobs=[]))
+            events.append(_event("response.content_part.done", **where, part=part))
+            content.append(part)
         item = {
             "type": "message",
             "id": self._message_id,
             "role": "assistant",
             "status": "completed",
-            "content": [part],
+            "content": content,
         }
-        where = {"item_id": self._message_id, "output_index": index, "content_index": 0}
-        return item, [
-            _event("response.output_text.done", **where, text=text, logprobs=[]),
-            _event("response.content_part.done", **where, part=part),
-            self._done(index, item),
-        ]
+        events.append(self._done(index, item))
+        return item, events
 
     def _done(self, output_index: int, item: dict[str, Any]) -> StreamEvent:
         return _event("response.output_item.done", output_index=output_index, item=item)
@@ -310,12 +405,29 @@ class ChatStreamTranslator:
         return response
 
 
+def _annotation(raw: Any) -> dict[str, Any] | None:
+    """A Chat annotation (``{"type": "url_citation", "url_citation": {...}}``), Responses-shaped."""
+    if not isinstance(raw, dict):
+        return None
+    kind = raw.get("type")
+    if not isinstance(kind, str) or not kind:
+        return None
+    nested = raw.get(kind)
+    fields = nested if isinstance(nested, dict) else {k: v for k, v in raw.items() if k != "type"}
+    annotation: dict[str, Any] = {"type": kind, **fields}
+    if kind == "url_citation" and "snippet" not in annotation and "content" in annotation:
+        content = annotation.pop("content")
+        if isinstance(content, str) and content:
+            annotation["snippet"] = content
+    return annotation
+
+
 def _is_repeat(accumulated: str, piece: str) -> bool:
     """A server that resends the whole call: the piece alone is the same complete JSON."""
     if not accumulated or piece != accumulated:
         return False
     try:
-        json.loads(piece)
+        jsonsafe.loads(piece)
     except ValueError:
         return False
     return True

@@ -14,7 +14,6 @@ characters, so a server that echoes the key back cannot make us print it.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import random
 from collections.abc import Awaitable, Callable, Mapping
@@ -27,6 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx2
 
 from forge_cli._lazy import request_sent
+from forge_cli.backends._error_body import error_json
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,
@@ -36,14 +36,18 @@ from forge_cli.errors import (
     ConfigError,
     ProtocolError,
 )
+from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
+from forge_cli.redact import redact
 from forge_cli.sanitize import sanitize
 
 __all__ = [
+    "BodyBudget",
     "ErrorContext",
     "RetryPolicy",
     "SchemeTransport",
     "Secret",
     "SleepFunction",
+    "bound_bodies",
     "build_client",
     "display_url",
     "map_transport_error",
@@ -62,7 +66,7 @@ Phase = Literal["connect", "stream"]
 """Before the reply's headers arrived ("connect") or while reading its body ("stream")."""
 
 _MAX_SERVER_MESSAGE = 300
-_MAX_ERROR_BODY = 64 * 1024
+_MAX_ERROR_BODY = DEFAULT_LIMITS.max_error_body_bytes
 
 
 class Secret:
@@ -204,7 +208,7 @@ class ErrorContext:
             value = secret.reveal()
             if value:
                 text = text.replace(value, "***")
-        text = " ".join(sanitize(text).split())
+        text = " ".join(sanitize(redact(text)).split())
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -257,20 +261,123 @@ async def mark_sent(request: httpx2.Request) -> None:
     request.extensions.setdefault("trace", _trace)
 
 
+async def _read_bounded(response: httpx2.Response, limit: int) -> tuple[bytes, bool]:
+    """Up to ``limit`` decoded bytes of a reply not yet read, and whether there was more.
+
+    Decoding happens in bounded pieces (httpx2 drains its decompressor in small steps), so a
+    compression bomb is never inflated past the limit. A cut or undecodable body gives what was
+    read.
+    """
+    probe = httpx2.Response(response.status_code, headers=response.headers, stream=response.stream)
+    chunks: list[bytes] = []
+    size = 0
+    over = False
+    try:
+        async for chunk in probe.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                over = True
+                break
+    except httpx2.HTTPError:
+        pass
+    finally:
+        await probe.aclose()
+    return b"".join(chunks)[:limit], over
+
+
+def bound_bodies(
+    max_error_body: int, max_body: int | None = None
+) -> Callable[[httpx2.Response], Awaitable[None]]:
+    """A response event hook that reads bodies within bounds before anyone reads them whole.
+
+    A non-2xx body is read (decoded, in small pieces) up to ``max_error_body``; the rest is
+    dropped unread -- an error page is read whole by whoever raises the error (the openai SDK
+    calls ``aread()``), so a gzip bomb sent with a 400 would otherwise be inflated in full. With
+    ``max_body``, a successful body is read the same way and one over the limit is a
+    :class:`ProtocolError` (for clients that parse whole JSON documents); without it successful
+    replies stream untouched and their readers count what they decode (:class:`BodyBudget`).
+
+    Hooks run for every reply the client receives, whatever transport carried it (an HTTP proxy
+    from the environment too). The body is replaced by the bounded, already decoded bytes.
+    """
+
+    async def hook(response: httpx2.Response) -> None:
+        if response.is_success and max_body is None:
+            return
+        limit = max_body if response.is_success and max_body is not None else max_error_body
+        body, over = await _read_bounded(response, limit)
+        if response.is_success and over:
+            raise ProtocolError(
+                f"the reply from {display_url(response.request.url)} is larger than "
+                f"{describe_bytes(limit)} once decompressed; it was stopped",
+                hint="raise limits.max_response_mb (FORGE_MAX_RESPONSE_MB) for a trusted server",
+            )
+        for name in ("content-encoding", "content-length", "transfer-encoding"):
+            response.headers.pop(name, None)
+        response.headers["content-length"] = str(len(body))
+        response.stream = httpx2.ByteStream(body)
+
+    return hook
+
+
+class BodyBudget:
+    """Counts the decoded bytes of one successful reply; raises once they pass the limit."""
+
+    __slots__ = ("_limit", "_size", "_url")
+
+    def __init__(self, url: str, limit: int = DEFAULT_LIMITS.max_response_bytes) -> None:
+        self._url = url
+        self._limit = limit
+        self._size = 0
+
+    def add(self, chunk: bytes) -> bytes:
+        """Count ``chunk`` (returned as is); a :class:`ProtocolError` once over the limit."""
+        self._size += len(chunk)
+        if self._size > self._limit:
+            raise ProtocolError(
+                f"the reply from {self._url} is larger than {describe_bytes(self._limit)} "
+                "once decompressed; it was stopped",
+                hint="raise limits.max_response_mb (FORGE_MAX_RESPONSE_MB) for a trusted server",
+            )
+        return chunk
+
+
 def build_client(
-    *, connect_timeout: float, read_timeout: float, trust_env: bool = True
+    *,
+    connect_timeout: float,
+    read_timeout: float,
+    trust_env: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> httpx2.AsyncClient:
-    """An AsyncClient with our timeouts: ``read`` is the idle time allowed between bytes."""
+    """An AsyncClient with our timeouts: ``read`` is the idle time allowed between bytes.
+
+    Redirects are followed (httpx drops the ``Authorization`` header when one leads to another
+    host); error bodies are cut to ``limits.max_error_body_bytes`` by an event hook, whatever
+    transport carried them. An HTTP proxy from the environment (``HTTPS_PROXY`` …) is honoured:
+    httpx uses env proxies only with its own transport, so ours is used only without one.
+    """
     timeout = httpx2.Timeout(
         connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
     )
+    transport = None if trust_env and _env_proxies() else SchemeTransport(trust_env=trust_env)
     return httpx2.AsyncClient(
         timeout=timeout,
         follow_redirects=True,
         trust_env=trust_env,
-        transport=SchemeTransport(trust_env=trust_env),
-        event_hooks={"request": [mark_sent]},
+        event_hooks={
+            "request": [mark_sent],
+            "response": [bound_bodies(limits.max_error_body_bytes)],
+        },
+        transport=transport,
     )
+
+
+def _env_proxies() -> bool:
+    """Whether the environment names an HTTP(S) proxy."""
+    from urllib.request import getproxies
+
+    return any(scheme in getproxies() for scheme in ("http", "https", "all"))
 
 
 def _timeout_seconds(exc: httpx2.TimeoutException, kind: str) -> str:
@@ -317,10 +424,7 @@ def server_message(body: bytes, ctx: ErrorContext) -> str | None:
     text = body.decode("utf-8", errors="replace").strip()
     if not text:
         return None
-    try:
-        data: Any = json.loads(text)
-    except ValueError:
-        data = None
+    data: Any = error_json(text)  # JSON, or the JSON in an SSE-framed error body
     if isinstance(data, dict):
         found = _message_in(data)
         if found:
@@ -368,19 +472,20 @@ def status_error(status_code: int, body: bytes, ctx: ErrorContext) -> BackendHTT
     )
 
 
-async def read_error_body(response: httpx2.Response) -> bytes:
-    """Up to 64 KiB of an error reply's body; transport failures give what was read so far."""
+async def read_error_body(response: httpx2.Response, limit: int = _MAX_ERROR_BODY) -> bytes:
+    """Up to ``limit`` decoded bytes of an error reply's body (the rest is never inflated);
+    transport and decoding failures give what was read so far."""
     chunks: list[bytes] = []
     size = 0
     try:
         async for chunk in response.aiter_bytes():
             chunks.append(chunk)
             size += len(chunk)
-            if size >= _MAX_ERROR_BODY:
+            if size >= limit:
                 break
     except httpx2.HTTPError:
         pass
-    return b"".join(chunks)[:_MAX_ERROR_BODY]
+    return b"".join(chunks)[:limit]
 
 
 def _retryable_transport(exc: httpx2.HTTPError) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx2
 
+from forge_cli import jsonsafe
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,
@@ -20,6 +21,7 @@ from forge_cli.errors import (
     ProtocolError,
     UsageError,
 )
+from forge_cli.redact import register_secret
 
 __all__ = ["OpenAIEmbedder"]
 
@@ -45,6 +47,8 @@ class OpenAIEmbedder:
             raise UsageError("the embeddings batch size must be positive")
         self.base_url = base_url.rstrip("/")
         self.model = model
+        self.name = f"api:{model}"
+        """The name its vectors are stored under (``knowledge.embedding.embedder_name``)."""
         self.api_key_env = api_key_env
         self.batch_size = batch_size
         self._client = client or httpx2.Client(timeout=timeout, trust_env=False)
@@ -62,6 +66,7 @@ class OpenAIEmbedder:
         if self.api_key_env:
             key = os.environ.get(self.api_key_env)
             if key:
+                register_secret(key)
                 headers["authorization"] = f"Bearer {key}"
         return headers
 
@@ -111,9 +116,10 @@ class OpenAIEmbedder:
 
 def _server_message(response: httpx2.Response) -> str | None:
     try:
-        body: Any = response.json()
+        body: Any = jsonsafe.loads(response.content)
     except ValueError:
-        return response.text[:200] or None
+        text = response.text.strip()
+        return None if not text or text.startswith("<") else text[:200]
     if isinstance(body, dict):
         error = body.get("error")
         if isinstance(error, dict) and isinstance(error.get("message"), str):
@@ -125,7 +131,7 @@ def _server_message(response: httpx2.Response) -> str | None:
 
 def _parse(response: httpx2.Response, expected: int) -> list[list[float]]:
     try:
-        body: Any = response.json()
+        body: Any = jsonsafe.loads(response.content)
         items = sorted(body["data"], key=lambda item: int(item.get("index", 0)))
         vectors = [[float(x) for x in item["embedding"]] for item in items]
     except (ValueError, KeyError, TypeError, AttributeError) as exc:

@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx2
 
+from forge_cli import jsonsafe
+from forge_cli.backends._http import bound_bodies
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,
@@ -36,6 +38,8 @@ from forge_cli.knowledge import (
 )
 from forge_cli.knowledge.client import PathLike
 from forge_cli.knowledge.ingest import expand_paths
+from forge_cli.limits import DEFAULT_LIMITS, Limits
+from forge_cli.redact import register_secret
 from forge_cli.wording import shorten
 
 __all__ = ["HttpKnowledgeClient"]
@@ -43,9 +47,10 @@ __all__ = ["HttpKnowledgeClient"]
 
 def _server_message(reply: httpx2.Response) -> str:
     try:
-        body = reply.json()
+        body = jsonsafe.loads(reply.content)
     except ValueError:
-        return reply.text[:200]
+        text = reply.text.strip()
+        return "" if text.startswith("<") else text[:200]  # an HTML page says nothing on one line
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         return str(error["message"])
@@ -63,14 +68,21 @@ class HttpKnowledgeClient:
         api_key: str | None = None,
         timeout: float = 60.0,
         transport: httpx2.AsyncBaseTransport | None = None,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self.name = base_url.rstrip("/")
         self._api_key_env = api_key_env
         key = api_key or (os.environ.get(api_key_env) if api_key_env else None)
+        register_secret(key)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         headers["OpenAI-Beta"] = "assistants=v2"
+        hook = bound_bodies(limits.max_error_body_bytes, limits.max_response_bytes)
         self._client = httpx2.AsyncClient(
-            base_url=self.name + "/", headers=headers, timeout=timeout, transport=transport
+            base_url=self.name + "/",
+            headers=headers,
+            timeout=timeout,
+            transport=transport,
+            event_hooks={"response": [hook]},
         )
 
     async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
@@ -97,7 +109,10 @@ class HttpKnowledgeClient:
                 server_message=message,
             )
         if reply.headers.get("content-type", "").startswith("application/json"):
-            return reply.json()
+            try:
+                return jsonsafe.loads(reply.content)
+            except ValueError as exc:
+                raise ProtocolError(f"{self.name}{path} sent bad JSON ({exc})") from exc
         return reply.content
 
     async def _list(self, path: str) -> list[dict[str, Any]]:

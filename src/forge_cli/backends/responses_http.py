@@ -10,7 +10,6 @@ generator (or cancelling the task iterating it) closes the HTTP connection at on
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing
@@ -20,6 +19,7 @@ from urllib.parse import quote
 import httpx2
 
 from forge_cli.backends._http import (
+    BodyBudget,
     ErrorContext,
     RetryPolicy,
     Secret,
@@ -29,9 +29,14 @@ from forge_cli.backends._http import (
     map_transport_error,
     send_with_retries,
 )
+from forge_cli.backends._kf_events import knowledge_forge_event
+from forge_cli.backends._responses_request import Dialect, responses_body
 from forge_cli.errors import ConfigError, ProtocolError
+from forge_cli.jsonsafe import loads as json_loads
+from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
 from forge_cli.protocol.events import TERMINAL_EVENTS, StreamEvent
 from forge_cli.protocol.request import Request
+from forge_cli.redact import register_secret
 from forge_cli.stream.sse import SSEDecoder
 
 if TYPE_CHECKING:
@@ -49,9 +54,12 @@ class ResponsesBackend:
     is set; local servers need none) and is sent as a bearer token. ``store`` overrides the
     request's ``store`` field (pass ``False`` for vLLM, which rejects the default). A ``client``
     passed in is used as is (its timeouts apply) and is not closed by :meth:`aclose`.
+
+    ``dialect`` says how the body is shaped: ``"openai"`` (standard fields only, the effort as
+    ``reasoning.effort``) or ``"knowledge-forge"`` (Knowledge Forge's top-level ``effort`` and the
+    older Knowledge Forge CLI's defaults); see :mod:`forge_cli.backends._responses_request`.
     """
 
-    name = "responses"
     runs_hosted_tools = True
 
     def __init__(
@@ -65,12 +73,18 @@ class ResponsesBackend:
         read_timeout: float = 120.0,
         retry: RetryPolicy | None = None,
         store: bool | None = None,
+        dialect: Dialect = "openai",
         client: httpx2.AsyncClient | None = None,
         sleep: SleepFunction = asyncio.sleep,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
+        self.dialect: Dialect = dialect
+        self.name = "knowledge-forge" if dialect == "knowledge-forge" else "responses"
         self.base_url = _normalise_base_url(base_url)
+        self.limits = limits
         self.api_key_env = api_key_env
         key = api_key if api_key is not None else _env_key(api_key_env)
+        register_secret(key)
         self._api_key = Secret(key) if key else None
         self._headers = dict(headers or {})
         self.connect_timeout = connect_timeout
@@ -80,12 +94,15 @@ class ResponsesBackend:
         self._sleep = sleep
         self._owns_client = client is None
         self._client = client or build_client(
-            connect_timeout=connect_timeout, read_timeout=read_timeout
+            connect_timeout=connect_timeout, read_timeout=read_timeout, limits=limits
         )
 
     def __repr__(self) -> str:
         key = "set" if self._api_key else "none"
-        return f"ResponsesBackend(base_url={self.base_url!r}, api_key={key}, store={self.store!r})"
+        return (
+            f"ResponsesBackend(base_url={self.base_url!r}, api_key={key}, store={self.store!r}, "
+            f"dialect={self.dialect!r})"
+        )
 
     @property
     def stores_responses(self) -> bool:
@@ -100,7 +117,7 @@ class ResponsesBackend:
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield its events as they arrive."""
-        body = request.to_wire()
+        body = responses_body(request, dialect=self.dialect)
         body["stream"] = True
         if self.store is not None:
             body["store"] = self.store
@@ -116,10 +133,13 @@ class ResponsesBackend:
         try:
             _reject_html(response, ctx)
             if _is_json(response):
-                yield await self._json_reply_event(response, ctx)
+                reply = await self._json_reply_event(response, ctx)
+                yield knowledge_forge_event(reply) if self.dialect == "knowledge-forge" else reply
                 return
-            async with aclosing(_sse_events(response, ctx)) as events:
+            async with aclosing(_sse_events(response, ctx, self.limits)) as events:
                 async for event in events:
+                    if self.dialect == "knowledge-forge":
+                        event = knowledge_forge_event(event)
                     yield event
         finally:
             release()
@@ -179,13 +199,13 @@ class ResponsesBackend:
             self._client, request, policy=self.retry, ctx=ctx, sleep=self._sleep
         )
         try:
-            return await _read_json(response, ctx)
+            return await _read_json(response, ctx, self.limits)
         finally:
             await response.aclose()
 
     async def _json_reply_event(self, response: httpx2.Response, ctx: ErrorContext) -> StreamEvent:
         """A server that ignored ``stream: true`` sent the whole Response: one terminal event."""
-        data = await _read_json(response, ctx)
+        data = await _read_json(response, ctx, self.limits)
         if isinstance(data, dict) and (data.get("object") == "response" or "output" in data):
             return StreamEvent("response.completed", {"response": data})
         raise ProtocolError(f"{ctx.url} sent JSON that is not a Response instead of a stream")
@@ -255,14 +275,16 @@ def _is_json(response: httpx2.Response) -> bool:
 
 
 async def _sse_events(
-    response: httpx2.Response, ctx: ErrorContext
+    response: httpx2.Response, ctx: ErrorContext, limits: Limits = DEFAULT_LIMITS
 ) -> AsyncGenerator[StreamEvent, None]:
     """The body decoded as SSE events (the same decoder as :func:`aiter_sse_events`).
 
     A transport failure becomes our error, unless the server had already sent a terminal event:
-    a connection dropped after ``response.completed`` lost nothing.
+    a connection dropped after ``response.completed`` lost nothing. The decoded size, each line
+    and each event are bounded by ``limits``.
     """
-    decoder = SSEDecoder()
+    decoder = SSEDecoder(max_event=limits.max_event_bytes, max_depth=limits.max_json_depth)
+    budget = BodyBudget(ctx.url, limits.max_response_bytes)
     finished = False
     chunks = response.aiter_bytes()
     while True:
@@ -274,7 +296,7 @@ async def _sse_events(
             if finished:
                 return
             raise map_transport_error(exc, ctx, "stream") from exc
-        for event in decoder.feed(chunk):
+        for event in decoder.feed(budget.add(chunk)):
             finished = finished or event.type in TERMINAL_EVENTS
             yield event
         if decoder.done:
@@ -283,18 +305,24 @@ async def _sse_events(
         yield event
 
 
-async def _read_json(response: httpx2.Response, ctx: ErrorContext) -> Any:
+async def _read_json(
+    response: httpx2.Response, ctx: ErrorContext, limits: Limits = DEFAULT_LIMITS
+) -> Any:
     chunks: list[bytes] = []
     size = 0
+    limit = min(_MAX_JSON_BODY, limits.max_response_bytes)
     try:
         async for chunk in response.aiter_bytes():
             chunks.append(chunk)
             size += len(chunk)
-            if size > _MAX_JSON_BODY:
-                raise ProtocolError(f"the reply from {ctx.url} is larger than 32 MiB")
+            if size > limit:
+                raise ProtocolError(
+                    f"the reply from {ctx.url} is larger than {describe_bytes(limit)}",
+                    hint="raise limits.max_response_mb (FORGE_MAX_RESPONSE_MB) if it is trusted",
+                )
     except httpx2.HTTPError as exc:
         raise map_transport_error(exc, ctx, "stream") from exc
     try:
-        return json.loads(b"".join(chunks))
+        return json_loads(b"".join(chunks), max_depth=limits.max_json_depth)
     except ValueError as exc:
-        raise ProtocolError(f"{ctx.url} did not return valid JSON") from exc
+        raise ProtocolError(f"{ctx.url} did not return valid JSON ({exc})") from exc

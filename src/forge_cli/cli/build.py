@@ -7,8 +7,9 @@ missing piece gives a one-line error instead of a traceback.
 
 from __future__ import annotations
 
+import os
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ from forge_cli.repl.view import ViewFactory
 if TYPE_CHECKING:
     from forge_cli.agent.factory import AgentConfig, DriverKind
     from forge_cli.knowledge import KnowledgeStore
+    from forge_cli.mcp.manager import McpManager
     from forge_cli.protocol.request import ToolChoice
     from forge_cli.render import Renderer
 
@@ -36,8 +38,11 @@ __all__ = [
     "DEFAULT_BASE_URLS",
     "BackendOverride",
     "agent_config",
+    "api_key_env",
+    "apply_process_limits",
     "backend_overridden",
     "build_backend",
+    "build_mcp",
     "build_responder",
     "build_store",
     "build_view_factory",
@@ -49,14 +54,27 @@ __all__ = [
     "stores_responses",
 ]
 
-DEFAULT_BASE_URLS = {"responses": "http://localhost:9999/v1", "chat": "http://localhost:11434/v1"}
+DEFAULT_BASE_URLS = {
+    "responses": "http://localhost:9999/v1",
+    "knowledge-forge": "http://localhost:9999/v1",
+    "chat": "http://localhost:11434/v1",
+}
 """Used when a profile names an API kind but no URL (a local Knowledge Forge server, Ollama)."""
 
 
-def _api_key_env(settings: Settings) -> str | None:
+def api_key_env(settings: Settings, environ: Mapping[str, str] | None = None) -> str:
+    """The environment variable the API key is read from (``forge doctor`` names it).
+
+    ``api_key_env`` (``--api-key-env``) when set. Otherwise ``FORGE_API_KEY`` when it is set, then,
+    for OpenAI-compatible servers (``responses`` and ``chat``), ``OPENAI_API_KEY``; Knowledge Forge
+    reads only ``FORGE_API_KEY``. With neither set, the variable a user would be told to set.
+    """
     if settings.api_key_env:
         return settings.api_key_env
-    return "OPENAI_API_KEY" if settings.api == "chat" else "FORGE_API_KEY"
+    env = os.environ if environ is None else environ
+    if settings.api == "knowledge-forge" or env.get("FORGE_API_KEY"):
+        return "FORGE_API_KEY"
+    return "OPENAI_API_KEY"
 
 
 BackendOverride = Callable[[Settings], "Backend | None"]
@@ -83,6 +101,7 @@ def backend_overridden(backend: Backend) -> bool:
 
 def build_backend(settings: Settings) -> Backend:
     """The backend the settings ask for (or the installed override's)."""
+    apply_process_limits(settings)
     if _override is not None:
         backend = _override(settings)
         if backend is not None:
@@ -94,8 +113,8 @@ def build_backend(settings: Settings) -> Backend:
 
         return LocalBackend(config=engine_config(settings))
     base_url = settings.base_url or DEFAULT_BASE_URLS[settings.api]
-    key_env = _api_key_env(settings)
-    if settings.api == "responses":
+    key_env = api_key_env(settings)
+    if settings.api in ("responses", "knowledge-forge"):
         from forge_cli.backends.responses_http import ResponsesBackend
 
         return ResponsesBackend(
@@ -104,6 +123,8 @@ def build_backend(settings: Settings) -> Backend:
             api_key_env=key_env,
             read_timeout=settings.timeout,
             store=settings.store,
+            limits=settings.limits(),
+            dialect="knowledge-forge" if settings.api == "knowledge-forge" else "openai",
         )
     from forge_cli.backends.chat_completions import ChatCompletionsBackend
 
@@ -112,7 +133,17 @@ def build_backend(settings: Settings) -> Backend:
         api_key=settings.api_key,
         api_key_env=key_env,
         timeout=settings.timeout,
+        limits=settings.limits(),
+        think_tags=settings.think_tags,
     )
+
+
+def apply_process_limits(settings: Settings) -> None:
+    """Limits that hold for the whole process: the JSON nesting limit of every parse of
+    untrusted JSON (server events, tool arguments, ``forge serve`` request bodies)."""
+    from forge_cli.jsonsafe import set_max_depth
+
+    set_max_depth(settings.limits_max_json_depth)
 
 
 def new_conversation(settings: Settings) -> Conversation:
@@ -153,6 +184,9 @@ def default_model(settings: Settings) -> str:
 
 def runnable_settings(settings: Settings, warn: Callable[[str], None]) -> Settings:
     """``settings`` without the tools its backend cannot run, each named through ``warn``."""
+    if settings.vector_stores and not {"file-search", "list-documents"} & set(settings.tools):
+        # Naming stores means searching them: --vs alone turns file search on (it was ignored).
+        settings = replace(settings, tools=(*settings.tools, "file-search"))
     if settings.api != "local":
         return settings  # remote servers say so themselves; the chat API's loop gives notices
     dropped = [name for name in settings.tools if name in LOCAL_UNAVAILABLE_TOOLS]
@@ -200,14 +234,44 @@ def agent_config(settings: Settings) -> AgentConfig:
         tools_in_prompt=settings.tools_in_prompt,
         evaluator_model=settings.evaluator_model,
         output_model=settings.output_model,
+        max_result_chars=settings.tools_max_result_chars,
         max_time=settings.max_time,
         token_budget=settings.token_budget,
     )
 
 
-def build_responder(settings: Settings, backend: Backend, *, interactive: bool) -> Responder:
-    """What answers a request: the plain backend, or the agent loop for client-side tools."""
-    if not _needs_agent(settings):
+def build_mcp(values: tuple[str, ...] | list[str] | None) -> McpManager | None:
+    """The session's MCP servers: ``[mcp.servers.*]`` of the config plus ``--mcp`` values.
+
+    Nothing starts here (servers start on the first turn that needs tools); ``None`` when there
+    are none, so runs without MCP never import it.
+    """
+    from forge_cli.config import ConfigFile
+
+    tables = ConfigFile.load().mcp_servers
+    if not values and not tables:
+        return None
+    from forge_cli.mcp.config import resolve_specs
+    from forge_cli.mcp.manager import McpManager
+
+    specs = resolve_specs(values or (), tables)
+    return McpManager(specs) if specs else None
+
+
+def build_responder(
+    settings: Settings,
+    backend: Backend,
+    *,
+    interactive: bool,
+    mcp: McpManager | None = None,
+    present_mcp: bool = True,
+) -> Responder:
+    """What answers a request: the plain backend, or the agent loop for client-side tools.
+
+    With MCP servers (``mcp``), their tools join the loop and their calls are shown as MCP calls
+    (``present_mcp=False``: left as ``SERVER__TOOL`` function calls, for scoring).
+    """
+    if not _needs_agent(settings) and mcp is None:
         return backend_responder(backend)
     import sys
 
@@ -220,7 +284,7 @@ def build_responder(settings: Settings, backend: Backend, *, interactive: bool) 
         def store() -> KnowledgeStore:
             return open_local_store(settings)
 
-    return agent_responder(
+    responder = agent_responder(
         backend,
         functions=list(settings.functions),
         max_iterations=settings.max_iterations,
@@ -228,7 +292,14 @@ def build_responder(settings: Settings, backend: Backend, *, interactive: bool) 
         approver=TerminalApprover(sys.stdin, sys.stderr) if interactive else None,
         knowledge_store=store,
         config=agent_config(settings),
+        tools=mcp.current_tools if mcp is not None else None,
+        policies=mcp.policies if mcp is not None else None,
     )
+    if mcp is None:
+        return responder
+    from forge_cli.repl.mcp_turn import mcp_responder
+
+    return mcp_responder(responder, mcp, present_calls=present_mcp)
 
 
 def build_view_factory(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -12,6 +13,7 @@ import click
 from forge_cli.agent.turn import TurnOutcome, run_turn
 from forge_cli.cli.build import (
     build_backend,
+    build_mcp,
     build_responder,
     build_store,
     build_view_factory,
@@ -42,14 +44,16 @@ async def _answer(
     view: TurnView,
     conversation: Conversation,
     store: ConversationStore | None,
+    mcp_values: tuple[str, ...] = (),
 ) -> None:
     backend = build_backend(settings)
+    mcp = build_mcp(mcp_values)
 
     try:
         # A person at a terminal is asked before a tool runs; a script or a pipe is not (denied
         # unless --yes). A question read from a pipe leaves no terminal to answer on.
         interactive = sys.stdin.isatty() and sys.stderr.isatty()
-        responder = build_responder(settings, backend, interactive=interactive)
+        responder = build_responder(settings, backend, interactive=interactive, mcp=mcp)
         request = build_request(
             conversation, text, stores_responses=False, model=default_model(settings)
         )
@@ -68,6 +72,8 @@ async def _answer(
         if outcome.error is not None:
             raise outcome.error
     finally:
+        if mcp is not None:
+            await mcp.aclose()
         await backend.aclose()
 
 
@@ -131,8 +137,23 @@ def ask(
         from dataclasses import replace
 
         settings = replace(settings, model=conversation.settings.model)
-    view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)()
-    asyncio.run(_answer(settings, text, view, conversation, store))
+    # User tools may write to fd 1 behind Python's back: keep stdout for Forge's own output.
+    guard: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if settings.functions:
+        from forge_cli.cli.fdguard import guard_stdout_fd
+
+        guard = guard_stdout_fd()
+    # One writer per conversation: a chat or another ask on it is refused, not overwritten.
+    lock = (
+        store.open_for_writing(conversation.id) if store is not None else contextlib.nullcontext()
+    )
+    with lock, guard:
+        if store is not None and conversation.turns:  # re-read under the lock
+            conversation.turns = store.load(conversation.id).turns
+        view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)()
+        asyncio.run(
+            _answer(settings, text, view, conversation, store, tuple(options.get("mcp") or ()))
+        )
 
 
 _CARRIED = (

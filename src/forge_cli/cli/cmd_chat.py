@@ -11,6 +11,7 @@ import click
 from forge_cli.cli.build import (
     backend_overridden,
     build_backend,
+    build_mcp,
     build_responder,
     build_store,
     build_view_factory,
@@ -48,11 +49,15 @@ def _edit(initial: str) -> str:
 
 
 async def _run(
-    settings: Settings, conversation: Conversation, store: ConversationStore | None
+    settings: Settings,
+    conversation: Conversation,
+    store: ConversationStore | None,
+    mcp_values: tuple[str, ...] = (),
 ) -> None:
     from forge_cli.repl.session import ChatSession
 
     backend = build_backend(settings)
+    mcp = build_mcp(mcp_values)
     interactive = sys.stdin.isatty()
     knowledge = None
     refresh: asyncio.Task[None] | None = None
@@ -61,7 +66,7 @@ async def _run(
     try:
         session = ChatSession(
             conversation,
-            build_responder(settings, backend, interactive=interactive),
+            build_responder(settings, backend, interactive=interactive, mcp=mcp),
             out=sys.stdout,
             err=sys.stderr,
             store=store,
@@ -71,8 +76,10 @@ async def _run(
             debug=settings.debug,
             editor=_edit,
             knowledge=knowledge,
+            mcp=mcp,
         )
         session.list_models = getattr(backend, "list_models", None)
+        session.default_scope = ", ".join(settings.engine_default_vector_stores)
         session.models_are_fixed = settings.api == "local" and not backend_overridden(backend)
         if session.models_are_fixed and not settings.model and session.list_models is not None:
             session.default_model = (await session.list_models())[0]  # shown, not "default"
@@ -97,6 +104,8 @@ async def _run(
     finally:
         if refresh is not None:
             refresh.cancel()
+        if mcp is not None:
+            await mcp.aclose()
         await backend.aclose()
         if knowledge is not None:
             await knowledge.aclose()
@@ -118,7 +127,13 @@ def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
         from dataclasses import replace
 
         settings = replace(settings, model=conversation.settings.model)
-    asyncio.run(_run(settings, conversation, None if no_save else store))
+    if no_save:
+        asyncio.run(_run(settings, conversation, None, tuple(options.get("mcp") or ())))
+        return
+    with store.open_for_writing(conversation.id):
+        if conversation.turns:  # re-read under the lock: the last holder may have added turns
+            conversation = store.load(conversation.id)
+        asyncio.run(_run(settings, conversation, store, tuple(options.get("mcp") or ())))
 
 
 def _warn(message: str) -> None:

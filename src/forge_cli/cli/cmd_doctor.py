@@ -30,15 +30,20 @@ class Check:
 def _auth(settings: Settings) -> Check:
     if settings.api == "local":
         return Check("auth", True, "the local engine needs no key")
-    env = settings.api_key_env or ("OPENAI_API_KEY" if settings.api == "chat" else "FORGE_API_KEY")
+    from forge_cli.cli.build import api_key_env
+
+    env = api_key_env(settings)
     if settings.api_key:
         return Check("auth", True, "a stored key is configured (not shown)")
     if os.environ.get(env):
-        return Check("auth", True, f"key found in ${env}")
+        return Check("auth", True, f"key read from ${env}")
+    looked = (
+        f"${env}" if settings.api_key_env or env == "FORGE_API_KEY" else f"$FORGE_API_KEY or ${env}"
+    )
     return Check(
         "auth",
         True,
-        f"no key in ${env} (fine for servers without auth)",
+        f"no key in {looked} (fine for servers without auth)",
         f"export {env}=... or `forge config set api_key`",
     )
 
@@ -134,19 +139,54 @@ async def _engine(settings: Settings) -> Check | None:
     )
 
 
-async def _run_checks(settings: Settings) -> list[Check]:
+async def _mcp(values: tuple[str, ...]) -> list[Check]:
+    """Start each configured MCP server (and ``--mcp`` ones), list its tools, stop it."""
+    from forge_cli.cli.build import build_mcp
+
+    try:
+        manager = build_mcp(values)
+    except ForgeError as exc:
+        return [Check("mcp", False, exc.one_line(), f"edit [mcp.servers] in {config_path()}")]
+    if manager is None:
+        return []
+    checks: list[Check] = []
+    try:
+        await manager.prepare()
+        for name, conn in manager.connections.items():
+            label = f"mcp:{name}"
+            if conn.state == "ready":
+                detail = (
+                    f"{conn.spec.transport}, {len(conn.tools)} tools, approval {conn.spec.approval}"
+                )
+                checks.append(Check(label, True, detail))
+            else:
+                where = f"see {conn.log_path}" if conn.log_path else "check the command or URL"
+                checks.append(Check(label, False, conn.reason(), where))
+    finally:
+        await manager.aclose()
+    return checks
+
+
+async def _run_checks(settings: Settings, mcp: tuple[str, ...] = ()) -> list[Check]:
     checks = [_auth(settings), await _backend(settings)]
     engine = await _engine(settings)
     if engine is not None:
         checks.append(engine)
-    return [*checks, await _store(settings)]
+    return [*checks, await _store(settings), *await _mcp(mcp)]
 
 
 @click.command()
 @backend_options
+@click.option(
+    "--mcp",
+    "mcp",
+    multiple=True,
+    metavar="CMD|URL|NAME",
+    help="Also check this MCP server (configured [mcp.servers] are always checked).",
+)
 def doctor(**options: Any) -> None:
     """Check the configuration, the backend (and the built-in engine's model server),
-    authentication and the document store."""
+    authentication, the document store and MCP servers."""
     checks: list[Check]
     try:
         settings = settings_from_options(options)
@@ -155,7 +195,7 @@ def doctor(**options: Any) -> None:
     else:
         where = f"profile {settings.profile}, api {settings.api}"
         checks = [Check("config", True, f"{config_path()} ({where})")]
-        checks += asyncio.run(_run_checks(settings))
+        checks += asyncio.run(_run_checks(settings, tuple(options.get("mcp") or ())))
     from forge_cli.sanitize import sanitize_inline
 
     for check in checks:

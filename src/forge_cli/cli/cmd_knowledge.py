@@ -22,10 +22,12 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
+from forge_cli.cli.cmd_reembed import reembed
 from forge_cli.cli.knowledge import (
     build_knowledge_client,
     check_upload_paths,
     fail_if_rejected,
+    upload_into_new_store,
     upload_with_progress,
 )
 from forge_cli.cli.options import settings_from_options
@@ -51,7 +53,7 @@ def _backend_options(func: F) -> F:
         click.option("--profile", metavar="NAME", help="Config profile to use."),
         click.option(
             "--api",
-            type=click.Choice(("local", "responses")),
+            type=click.Choice(("local", "responses", "knowledge-forge")),
             help="Local store, or a Responses server's /v1/files and /v1/vector_stores.",
         ),
         click.option("--base-url", metavar="URL", help="Server URL (with /v1)."),
@@ -179,7 +181,7 @@ def vs_create(name: str, paths: tuple[str, ...], as_json: bool, **options: objec
 
     async def work(client: KnowledgeClient) -> None:
         store = await client.create_vector_store(name)
-        results = await upload_with_progress(client, paths, store.id) if paths else []
+        results = await upload_into_new_store(client, paths, store.id) if paths else []
         if as_json:
             store = await client.get_vector_store(store.id)
             _echo_json({"vector_store": _dump(store), "files": [_dump_result(r) for r in results]})
@@ -394,3 +396,6 @@ def files_delete(file_id: str, **options: object) -> None:
         click.echo(_clean(f"Deleted {file_id}"), err=True)
 
     _run(options, work)
+
+
+vs.add_command(reembed)

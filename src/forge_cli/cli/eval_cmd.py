@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from forge_cli.cli.build import build_backend, build_responder, default_model
+from forge_cli.cli.build import build_backend, build_mcp, build_responder, default_model
 from forge_cli.cli.options import settings_from_options, shared_options
 from forge_cli.config import Settings
 from forge_cli.errors import Interrupted, UsageError
@@ -22,6 +22,7 @@ from forge_cli.errors import Interrupted, UsageError
 if TYPE_CHECKING:
     from forge_cli.backends.base import Backend
     from forge_cli.evaluation import Dataset, EvalReport, Evaluator, JsonlResultWriter
+    from forge_cli.mcp.manager import McpManager
 
 __all__ = ["EVAL_EPILOG", "eval_command"]
 
@@ -75,11 +76,17 @@ def _defaults(settings: Settings) -> Any:
 
 
 async def _run(
-    evaluator: Evaluator, backend: Backend, data: Dataset, min_pass: float
+    evaluator: Evaluator,
+    backend: Backend,
+    data: Dataset,
+    min_pass: float,
+    mcp: McpManager | None = None,
 ) -> EvalReport:
     try:
         return await evaluator.run(data.cases, skipped=len(data.problems), min_pass=min_pass)
     finally:
+        if mcp is not None:
+            await mcp.aclose()
         await backend.aclose()
 
 
@@ -89,7 +96,9 @@ def _print(report: EvalReport, data: Dataset, as_json: bool) -> None:
         from forge_cli.sanitize import json_dumps_safe
 
         document = report_document(report, dataset=data.source, problems=data.problems)
-        click.echo(json_dumps_safe(document, indent=2))
+        from forge_cli.redact import redact
+
+        click.echo(redact(json_dumps_safe(document, indent=2)))
     else:
         from forge_cli.render.eval_report import print_eval_report
 
@@ -105,6 +114,7 @@ def _evaluate(
     writer: JsonlResultWriter | None,
     judge_model: str | None = None,
     judge_threshold: float = 0.5,
+    mcp_values: tuple[str, ...] = (),
 ) -> tuple[EvalReport, bool]:
     """Run the dataset; returns the report and whether the run was interrupted."""
     from dataclasses import replace
@@ -114,7 +124,9 @@ def _evaluate(
 
     defaults = _defaults(settings)
     backend = build_backend(settings)
-    responder = build_responder(settings, backend, interactive=False)
+    mcp = build_mcp(mcp_values)
+    # MCP calls stay SERVER__TOOL function calls here: expected_tools scores them by that name.
+    responder = build_responder(settings, backend, interactive=False, mcp=mcp, present_mcp=False)
     judge = None
     if judge_model is not None:
         plain = replace(settings, functions=(), tools=(), vector_stores=())
@@ -138,7 +150,7 @@ def _evaluate(
             judge=judge,
         )
         try:
-            return asyncio.run(_run(evaluator, backend, data, min_pass)), False
+            return asyncio.run(_run(evaluator, backend, data, min_pass, mcp)), False
         except KeyboardInterrupt:
             report = evaluator.report(
                 planned=len(data.cases), skipped=len(data.problems), min_pass=min_pass
@@ -214,6 +226,7 @@ def eval_command(
             writer=writer,
             judge_model=judge_model,
             judge_threshold=judge_threshold,
+            mcp_values=tuple(options.get("mcp") or ()),
         )
         if writer is not None and not interrupted:
             writer.write_summary(report.summary)

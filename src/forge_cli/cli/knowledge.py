@@ -8,20 +8,23 @@ imports no HTTP stack and opens the store only on first use.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Sequence
 
 from forge_cli.cli.local_store import open_local_store
 from forge_cli.config import Settings
-from forge_cli.errors import KnowledgeError, UsageError
+from forge_cli.errors import ForgeError, Interrupted, KnowledgeError, UsageError
 from forge_cli.knowledge.client import KnowledgeClient, LocalKnowledgeClient
 from forge_cli.knowledge.models import IngestResult
-from forge_cli.repl.knowledge import ProgressLine
+from forge_cli.repl.knowledge import ProgressLine, result_line
 
 __all__ = [
     "build_knowledge_client",
     "check_upload_paths",
     "fail_if_rejected",
+    "raise_interrupted",
+    "upload_into_new_store",
     "upload_with_progress",
 ]
 
@@ -35,15 +38,19 @@ def build_knowledge_client(settings: Settings) -> KnowledgeClient:
     if settings.api == "local":
         return LocalKnowledgeClient(lambda: open_local_store(settings))
     if settings.api == "chat":
-        raise UsageError("the chat API has no document store", hint="use --api local or responses")
+        raise UsageError(
+            "the chat API has no document store",
+            hint="use --api local, responses or knowledge-forge",
+        )
     from forge_cli.backends.knowledge_http import HttpKnowledgeClient
-    from forge_cli.cli.build import DEFAULT_BASE_URLS
+    from forge_cli.cli.build import DEFAULT_BASE_URLS, api_key_env
 
     return HttpKnowledgeClient(
-        settings.base_url or DEFAULT_BASE_URLS["responses"],
-        api_key_env=settings.api_key_env or "FORGE_API_KEY",
+        settings.base_url or DEFAULT_BASE_URLS[settings.api],
+        api_key_env=api_key_env(settings),
         api_key=settings.api_key,
         timeout=settings.timeout,
+        limits=settings.limits(),
     )
 
 
@@ -64,7 +71,42 @@ async def upload_with_progress(
     """Upload with a progress bar on a terminal's stderr; one result per file."""
     with ProgressLine(sys.stderr) as progress:
         report = await client.upload_files(list(paths), vector_store_id=store_id, progress=progress)
-    return list(report.results)
+    results = list(report.results)
+    if report.interrupted:  # Ctrl+C: say what was kept, then stop (exit 130)
+        raise_interrupted(results, report.not_started, store_id)
+    return results
+
+
+async def upload_into_new_store(
+    client: KnowledgeClient, paths: Sequence[str], store_id: str
+) -> list[IngestResult]:
+    """:func:`upload_with_progress` into a store just created: if the store itself fails (disk
+    full, read-only) and nothing went in, the empty store is deleted, not left behind."""
+    try:
+        return await upload_with_progress(client, paths, store_id)
+    except Interrupted:
+        raise
+    except ForgeError:
+        with contextlib.suppress(ForgeError):
+            store = await client.get_vector_store(store_id)
+            if not store.file_counts.total:
+                await client.delete_vector_store(store_id)
+        raise
+
+
+def raise_interrupted(
+    results: Sequence[IngestResult], not_started: int, store_id: str | None
+) -> None:
+    """Ctrl+C stopped a batch: list the files settled so far (they are kept) on stderr, then
+    raise :class:`Interrupted` (exit 130) with a summary naming the store."""
+    for result in results:
+        print(result_line(result), file=sys.stderr)
+    kept = sum(1 for r in results if r.ok)
+    where = f" in {store_id}" if store_id else ""
+    raise Interrupted(
+        f"interrupted: {kept} file(s) added{where} and kept, "
+        f"{len(results) - kept} rejected, {not_started} not started"
+    )
 
 
 def fail_if_rejected(results: Sequence[IngestResult]) -> None:

@@ -26,6 +26,9 @@ def engine_config(settings: Settings) -> EngineConfig:
     ``EngineConfig.from_env`` reads, so ``forge serve`` and ``forge chat`` agree.
     """
     from forge_cli.engine.config import EmbeddingsConfig, EngineConfig, UpstreamConfig
+    from forge_cli.jsonsafe import set_max_depth
+
+    set_max_depth(settings.limits_max_json_depth)  # every parse of untrusted JSON in this run
 
     base_url, model = settings.engine_upstream_base_url, settings.engine_upstream_model
     if bool(base_url) != bool(model):
@@ -54,7 +57,10 @@ def engine_config(settings: Settings) -> EngineConfig:
             embed_url, embed_model, settings.engine_embeddings_api_key_env
         )
     return EngineConfig(
-        upstream=upstream, searxng_url=settings.engine_searxng_url, embeddings=embeddings
+        upstream=upstream,
+        searxng_url=settings.engine_searxng_url,
+        embeddings=embeddings,
+        default_vector_stores=settings.engine_default_vector_stores,
     )
 
 

@@ -56,6 +56,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "models": ("forge_cli.cli.cmd_models:models", "List the models the backend offers."),
     "doctor": ("forge_cli.cli.cmd_doctor:doctor", "Check config, backend, auth and store."),
     "serve": ("forge_cli.cli.cmd_serve:serve", "Run the local engine as an HTTP server."),
+    "mcp": ("forge_cli.cli.cmd_mcp:mcp", "Serve the knowledge store to MCP clients (stdio)."),
     "vs": ("forge_cli.cli.cmd_knowledge:vs", "Manage vector stores."),
     "files": ("forge_cli.cli.cmd_knowledge:files", "Manage uploaded files."),
     "eval": ("forge_cli.cli.eval_cmd:eval_command", "Score answers over a dataset of questions."),
@@ -122,16 +123,33 @@ def _debug_requested(args: Sequence[str]) -> bool:
 
 def _fail(message: str, code: int) -> int:
     # Messages may quote file names, ids the user typed or server text: never raw to a terminal.
+    from forge_cli.redact import redact
     from forge_cli.sanitize import sanitize_inline
 
-    text = " ".join(sanitize_inline(str(message)).split())
+    text = " ".join(sanitize_inline(redact(str(message))).split())
     sys.stderr.write(f"forge: error: {text}\n")
     return code
+
+
+def _print_traceback() -> None:
+    """The current exception's traceback on stderr, keys redacted and control characters shown.
+
+    Exception messages in the chain may quote a server's reply (an echoed ``Authorization``).
+    """
+    import traceback
+
+    from forge_cli.redact import redact
+    from forge_cli.sanitize import sanitize
+
+    sys.stderr.write(sanitize(redact(traceback.format_exc())))
 
 
 def run(args: Sequence[str]) -> int:
     """Run the CLI on ``args``; returns the exit code (every error printed as one line)."""
     debug = _debug_requested(args)
+    from forge_cli.redact import register_environment_secrets
+
+    register_environment_secrets(os.environ)
     try:
         result: Any = cli.main(args=list(args), prog_name="forge", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -142,17 +160,13 @@ def run(args: Sequence[str]) -> int:
         return _fail(exc.format_message(), exc.exit_code or EXIT_USAGE)
     except ForgeError as exc:
         if debug:
-            import traceback
-
-            traceback.print_exc()
+            _print_traceback()
         return _fail(exc.one_line(), exc.exit_code)
     except KeyboardInterrupt:
         return _fail("interrupted", EXIT_INTERRUPTED)
     except Exception as exc:
         if debug:
-            import traceback
-
-            traceback.print_exc()
+            _print_traceback()
         hint = "" if debug else " (run with --debug for a traceback)"
         return _fail(f"internal error: {type(exc).__name__}: {exc}{hint}", EXIT_RUNTIME)
     return result if isinstance(result, int) else 0

@@ -139,6 +139,14 @@ def shared_options(func: F) -> F:
             type=click.Path(exists=True, dir_okay=False),
             help="Python file defining tools the model may call (repeatable).",
         ),
+        click.option(
+            "--mcp",
+            "mcp",
+            multiple=True,
+            metavar="CMD|URL|NAME",
+            help='MCP server whose tools the model may use: "COMMAND ARGS…" (stdio), a URL '
+            "(streamable HTTP) or a configured server's name (repeatable).",
+        ),
         click.option("--yes", "-y", is_flag=True, default=None, help="Approve tool calls."),
         click.option("--debug", is_flag=True, default=None, help="Tracebacks and request logs."),
         click.option("--ascii", is_flag=True, default=None, help="ASCII-only output glyphs."),

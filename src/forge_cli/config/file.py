@@ -28,18 +28,20 @@ from pathlib import Path
 from typing import Any
 
 from forge_cli.config.paths import config_path
-from forge_cli.config.settings import KEYS, SECRET_KEYS, parse_value
+from forge_cli.config.settings import KEYS, LIST_KEYS, SECRET_KEYS, parse_value
 from forge_cli.config.toml_write import dumps
 from forge_cli.errors import ConfigError
+from forge_cli.privacy import private_dir
 
 __all__ = ["ConfigFile", "atomic_write_private"]
 
-_TOP_LEVEL = ("default_profile", "profiles")
+_TOP_LEVEL = ("default_profile", "profiles", "mcp")
 
 
 def atomic_write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file + ``os.replace``), mode 0600."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``text`` to ``path`` atomically (temp file + ``os.replace``), mode 0600 (a missing
+    directory is created 0700)."""
+    private_dir(path.parent, tighten=False)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o600)
@@ -60,6 +62,8 @@ class ConfigFile:
     path: Path
     default_profile: str | None = None
     profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """``[mcp.servers.NAME]`` tables as written; :mod:`forge_cli.mcp.config` checks them."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> ConfigFile:
@@ -73,7 +77,12 @@ class ConfigFile:
             raise ConfigError(f"cannot read config file {path}: {exc}") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
-        return cls._from_raw(path, raw)
+        except RecursionError:
+            raise _too_deep(path) from None
+        try:
+            return cls._from_raw(path, raw)
+        except RecursionError:
+            raise _too_deep(path) from None
 
     @classmethod
     def _from_raw(cls, path: Path, raw: dict[str, Any]) -> ConfigFile:
@@ -94,10 +103,16 @@ class ConfigFile:
             if not isinstance(table, dict):
                 raise ConfigError(f"profile {name!r} in {path} must be a table")
             source = f"profile {name!r} of {path}"
+            _check_lists(_flatten(table), source)
             profiles[name] = {
                 k: parse_value(k, v, source=source) for k, v in _flatten(table).items()
             }
-        return cls(path=path, default_profile=default, profiles=profiles)
+        return cls(
+            path=path,
+            default_profile=default,
+            profiles=profiles,
+            mcp_servers=_mcp_servers(path, raw.get("mcp", {})),
+        )
 
     def profile(self, name: str) -> dict[str, Any]:
         """The settings of profile ``name``; ``default`` may be absent, others may not."""
@@ -143,11 +158,42 @@ class ConfigFile:
             )
         if profiles:
             doc["profiles"] = profiles
+        if self.mcp_servers:
+            doc["mcp"] = {"servers": self.mcp_servers}
         return doc
 
     def save(self) -> None:
         """Write the file atomically with mode 0600 (it may hold an API key)."""
         atomic_write_private(self.path, dumps(self.to_document(include_secrets=True)))
+
+
+def _too_deep(path: Path) -> ConfigError:
+    return ConfigError(
+        f"config file {path} nests arrays or tables too deeply",
+        hint="a Forge config needs at most [profiles.NAME.SECTION]",
+    )
+
+
+def _check_lists(table: dict[str, Any], source: str) -> None:
+    """A list setting written as a string (``tools = "file-search"``) is refused: the file's
+    types are exact, and a string here is almost always a forgotten pair of brackets."""
+    for key, value in table.items():
+        if key in LIST_KEYS and not isinstance(value, list):
+            example = f'{key.rpartition(".")[2]} = ["{value}"]' if isinstance(value, str) else ""
+            raise ConfigError(
+                f"bad value for {key} in {source}: expected a list of strings",
+                hint=f"write {example}" if example else None,
+            )
+
+
+def _mcp_servers(path: Path, raw: object) -> dict[str, dict[str, Any]]:
+    """The ``[mcp.servers.NAME]`` tables (shape only; their keys are checked when used)."""
+    if not isinstance(raw, dict) or set(raw) - {"servers"}:
+        raise ConfigError(f"[mcp] in {path} may only hold [mcp.servers.NAME] tables")
+    servers = raw.get("servers", {})
+    if not isinstance(servers, dict) or not all(isinstance(t, dict) for t in servers.values()):
+        raise ConfigError(f"[mcp.servers] in {path} must hold one table per server")
+    return {str(name): dict(table) for name, table in servers.items()}
 
 
 def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:

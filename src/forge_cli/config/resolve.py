@@ -1,7 +1,8 @@
 """Resolve the settings of a run: flags > template > environment > profile > defaults.
 
 ``KNOWLEDGE_FORGE_URL`` (the older CLI's variable) is honoured in the environment layer: it implies
-``api = "responses"`` with that server unless ``FORGE_API``/``FORGE_BASE_URL`` say otherwise. The
+``api = "knowledge-forge"`` (Knowledge Forge's request fields and the older CLI's defaults) with
+that server unless ``FORGE_API``/``FORGE_BASE_URL`` say otherwise. The
 older CLI posted to ``{KNOWLEDGE_FORGE_URL}/v1/responses``, so ``/v1`` is added when it is missing.
 """
 
@@ -24,7 +25,7 @@ def env_layer(env: Mapping[str, str]) -> dict[str, Any]:
     layer: dict[str, Any] = {}
     legacy = env.get(LEGACY_URL_ENV)
     if legacy:
-        layer["api"] = "responses"
+        layer["api"] = "knowledge-forge"
         root = legacy.rstrip("/")
         url = root if root.endswith("/v1") else f"{root}/v1"
         layer["base_url"] = parse_value("base_url", url, source=LEGACY_URL_ENV)

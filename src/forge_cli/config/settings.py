@@ -7,6 +7,7 @@ kept out of ``repr`` and out of :meth:`Settings.public_dict`.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable
@@ -14,12 +15,14 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from forge_cli.errors import ConfigError
+from forge_cli.limits import DEFAULT_LIMITS, KIB, MIB, Limits
 
 __all__ = [
     "API_KINDS",
     "DRIVERS",
     "EFFORTS",
     "KEYS",
+    "LIST_KEYS",
     "SECRET_KEYS",
     "TOOL_NAMES",
     "ApiKind",
@@ -28,8 +31,10 @@ __all__ = [
     "parse_value",
 ]
 
-ApiKind = Literal["local", "responses", "chat"]
-API_KINDS: tuple[str, ...] = ("local", "responses", "chat")
+ApiKind = Literal["local", "responses", "chat", "knowledge-forge"]
+API_KINDS: tuple[str, ...] = ("local", "responses", "chat", "knowledge-forge")
+"""``knowledge-forge`` is the Responses API spoken the Knowledge Forge way (its own fields and
+the older Knowledge Forge CLI's defaults); ``responses`` sends only standard OpenAI fields."""
 DRIVERS: tuple[str, ...] = ("native", "react", "evaluator")
 """Agent drivers: native tool calling, ReAct text protocol, tool calling plus an evaluator."""
 EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "dev")
@@ -82,6 +87,8 @@ class Settings:
     """Python files defining user tools, in order."""
     yes: bool = False
     reasoning: bool = True
+    think_tags: bool = True
+    """Show ``<think>…</think>`` opening a chat answer as reasoning (else as answer text)."""
     debug: bool = False
     ascii: bool = False
     timeout: float = 60.0
@@ -94,6 +101,26 @@ class Settings:
     engine_embeddings_base_url: str | None = None
     engine_embeddings_model: str | None = None
     engine_embeddings_api_key_env: str | None = None
+    engine_default_vector_stores: tuple[str, ...] = ()
+    """Stores the built-in engine searches when a question enables no tools (empty: all)."""
+    limits_max_response_mb: int = DEFAULT_LIMITS.max_response_bytes // MIB
+    limits_max_event_mb: int = DEFAULT_LIMITS.max_event_bytes // MIB
+    limits_max_error_body_kb: int = DEFAULT_LIMITS.max_error_body_bytes // KIB
+    limits_max_json_depth: int = DEFAULT_LIMITS.max_json_depth
+
+    def limits(self) -> Limits:
+        """The bounds on what a server may send (``limits.*``, ``docs/security.md``)."""
+        return Limits(
+            max_response_bytes=self.limits_max_response_mb * MIB,
+            max_event_bytes=self.limits_max_event_mb * MIB,
+            max_error_body_bytes=self.limits_max_error_body_kb * KIB,
+            max_json_depth=self.limits_max_json_depth,
+        )
+
+    serve_allowed_hosts: tuple[str, ...] = ()
+    serve_allowed_origins: tuple[str, ...] = ()
+    serve_max_body_bytes: int = 16 * 1024 * 1024
+    tools_max_result_chars: int = 100_000
 
     def public_dict(self) -> dict[str, Any]:
         """Every setting by its key name (``engine.searxng_url``) as plain data, with secrets
@@ -155,6 +182,16 @@ def _positive_int(value: Any) -> int:
     return number
 
 
+def _bounded_int(low: int, high: int) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        number = _positive_int(value)
+        if not low <= number <= high:
+            raise ValueError(f"expected an integer from {low} to {high}")
+        return number
+
+    return check
+
+
 def _positive_float(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError("expected a positive number")
@@ -162,8 +199,8 @@ def _positive_float(value: Any) -> float:
         number = float(value)
     except (TypeError, ValueError):
         raise ValueError("expected a positive number") from None
-    if not number > 0:
-        raise ValueError("expected a positive number")
+    if not number > 0 or not math.isfinite(number):
+        raise ValueError("expected a positive finite number")
     return number
 
 
@@ -246,7 +283,12 @@ class KeySpec:
 KEYS: dict[str, KeySpec] = {
     spec.name: spec
     for spec in (
-        KeySpec("api", _choice(API_KINDS), "FORGE_API", "backend kind: local, responses or chat"),
+        KeySpec(
+            "api",
+            _choice(API_KINDS),
+            "FORGE_API",
+            "backend kind: local, responses, chat or knowledge-forge",
+        ),
         KeySpec("base_url", _url, "FORGE_BASE_URL", "server URL for responses/chat"),
         KeySpec("api_key_env", _env_name, "FORGE_API_KEY_ENV", "env var holding the API key"),
         KeySpec("api_key", _text, None, "stored API key (set with `forge config set api_key`)"),
@@ -289,6 +331,12 @@ KEYS: dict[str, KeySpec] = {
         ),
         KeySpec("yes", _bool, "FORGE_YES", "approve tool calls without asking"),
         KeySpec("reasoning", _bool, "FORGE_REASONING", "show the model's reasoning"),
+        KeySpec(
+            "think_tags",
+            _bool,
+            "FORGE_THINK_TAGS",
+            "show <think>…</think> opening a chat answer as reasoning",
+        ),
         KeySpec("debug", _bool, "FORGE_DEBUG", "tracebacks and request logs"),
         KeySpec("ascii", _bool, "FORGE_ASCII", "ASCII-only glyphs"),
         KeySpec("timeout", _positive_float, "FORGE_TIMEOUT", "request timeout in seconds"),
@@ -324,16 +372,74 @@ KEYS: dict[str, KeySpec] = {
             "local store: embedding model",
         ),
         KeySpec(
+            "engine.default_vector_stores",
+            _names,
+            "FORGE_DEFAULT_VECTOR_STORES",
+            "local engine: stores searched when no tool is enabled (comma list; empty: all)",
+        ),
+        KeySpec(
             "engine.embeddings_api_key_env",
             _env_name,
             "FORGE_EMBEDDINGS_API_KEY_ENV",
             "local store: env var holding the embeddings key",
+        ),
+        KeySpec(
+            "limits.max_response_mb",
+            _bounded_int(1, 1024 * 1024),
+            "FORGE_MAX_RESPONSE_MB",
+            "largest reply a server may send, decompressed, in MiB",
+        ),
+        KeySpec(
+            "limits.max_event_mb",
+            _bounded_int(1, 1024),
+            "FORGE_MAX_EVENT_MB",
+            "largest stream line or event a server may send, in MiB",
+        ),
+        KeySpec(
+            "limits.max_error_body_kb",
+            _bounded_int(1, 1024 * 1024),
+            "FORGE_MAX_ERROR_BODY_KB",
+            "how much of an error reply is read, in KiB",
+        ),
+        KeySpec(
+            "limits.max_json_depth",
+            _bounded_int(1, 5000),
+            "FORGE_MAX_JSON_DEPTH",
+            "deepest JSON nesting accepted from servers, tools and requests",
+        ),
+        KeySpec(
+            "serve.allowed_hosts",
+            _names,
+            "FORGE_SERVE_ALLOWED_HOSTS",
+            "forge serve: Host names it answers to besides its bind address (comma list)",
+        ),
+        KeySpec(
+            "serve.allowed_origins",
+            _names,
+            "FORGE_SERVE_ALLOWED_ORIGINS",
+            "forge serve: browser origins allowed to write (comma list)",
+        ),
+        KeySpec(
+            "serve.max_body_bytes",
+            _positive_int,
+            "FORGE_SERVE_MAX_BODY_BYTES",
+            "forge serve: largest JSON request body in bytes",
+        ),
+        KeySpec(
+            "tools.max_result_chars",
+            _positive_int,
+            "FORGE_TOOLS_MAX_RESULT_CHARS",
+            "longest tool result sent to the model (characters; longer ones are cut)",
         ),
     )
 }
 """Every key a profile, the environment or ``forge config set`` may set."""
 
 _KEY_OF_FIELD = {spec.attr: spec.name for spec in KEYS.values()}
+
+LIST_KEYS = frozenset(name for name, spec in KEYS.items() if spec.check in (_names, _tools))
+"""Keys holding lists: a config file must write them as TOML arrays (``tools = ["web-search"]``);
+the environment and ``forge config set`` take comma lists."""
 
 
 def parse_value(key: str, raw: Any, *, source: str) -> Any:

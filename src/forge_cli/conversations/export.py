@@ -14,6 +14,7 @@ from pathlib import Path
 from forge_cli.conversations.model import Conversation, Turn
 from forge_cli.protocol.citations import cited_text, collect_citations, source_label
 from forge_cli.protocol.response import Response
+from forge_cli.redact import redact
 from forge_cli.sanitize import sanitize_inline
 
 __all__ = ["SourceEntry", "sources_of", "to_json", "to_markdown", "write_export"]
@@ -67,12 +68,13 @@ def to_markdown(conversation: Conversation) -> str:
     ]
     for turn in conversation.turns:
         lines.extend(_turn_markdown(turn))
-    return "\n".join(lines).rstrip() + "\n"
+    return redact("\n".join(lines).rstrip() + "\n")
 
 
 def to_json(conversation: Conversation) -> str:
     """The conversation as pretty JSON (the same shape as the saved file; it holds no secret)."""
-    return json.dumps(conversation.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(conversation.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    return redact(text) + "\n"
 
 
 def write_export(path: Path, text: str, *, overwrite: bool = False) -> None:

@@ -6,16 +6,21 @@ it never breaks the listing (shell_gpt PR #786: one truncated chat file crashed 
 
 from __future__ import annotations
 
-import json
+import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from forge_cli import jsonsafe
 from forge_cli.config.file import atomic_write_private
 from forge_cli.conversations.model import FORMAT, Conversation
 from forge_cli.errors import NotFoundError, UsageError
+from forge_cli.privacy import private_dir
+from forge_cli.redact import redact
 
 __all__ = ["ConversationStore", "Listing"]
 
@@ -43,13 +48,14 @@ class ConversationStore:
         return self.root / f"{conversation_id}.json"
 
     def save(self, conversation: Conversation) -> Path:
-        """Write ``conversation`` atomically (temp file + ``os.replace``)."""
+        """Write ``conversation`` atomically (temp file + ``os.replace``), keys redacted."""
         path = self.path_for(conversation.id)
-        atomic_write_private(path, conversation.model_dump_json(indent=2))
+        private_dir(self.root)  # conversations are private: 0700, tightened if needed
+        atomic_write_private(path, redact(conversation.model_dump_json(indent=2)))
         return path
 
     def _read(self, path: Path) -> Conversation:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = jsonsafe.loads(path.read_text(encoding="utf-8"))
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
             raise ValueError(f"not a Forge conversation (format {FORMAT} expected)")
         return Conversation.model_validate(raw)
@@ -89,6 +95,47 @@ class ConversationStore:
         raise NotFoundError(
             f"no saved conversation {ref!r}", hint="`forge conversations list` shows them"
         )
+
+    @contextmanager
+    def open_for_writing(self, conversation_id: str) -> Iterator[None]:
+        """Hold the conversation's lock while a chat may save it: a second ``forge chat
+        --resume`` of the same conversation is refused instead of silently overwriting the
+        first one's turns (the last writer would win). The lock is an ``flock`` on
+        ``.ID.lock``, so a crashed Forge never leaves it held."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no lock, as before
+            yield
+            return
+        self.path_for(conversation_id)  # validates the id
+        private_dir(self.root)
+        path = self.root / f".{conversation_id}.lock"
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.read(fd, 64).decode("ascii", "replace").strip()
+                os.close(fd)
+                who = f" (process {holder})" if holder.isdigit() else ""
+                raise UsageError(
+                    f"conversation {conversation_id} is open in another forge chat{who}",
+                    hint="finish that chat first; two writers would lose each other's turns",
+                ) from None
+            try:
+                same = os.fstat(fd).st_ino == path.stat().st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)  # the holder removed the file as we opened it: try again
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
+            yield
+        finally:
+            path.unlink(missing_ok=True)
+            os.close(fd)
 
     def delete(self, ref: str) -> Conversation:
         """Delete a conversation (found as :meth:`load` does); returns what was deleted."""

@@ -23,6 +23,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from forge_cli.engine.engine import Engine
+from forge_cli.engine.guard import MULTIPART_SLACK, GuardPolicy, RequestGuard
 from forge_cli.engine.http_errors import error_response, forge_error_handler, http_error_handler
 from forge_cli.engine.routes_batches import batch_routes
 from forge_cli.engine.routes_chat import chat_routes
@@ -120,9 +121,18 @@ async def _sse(events: AsyncIterator[StreamEvent]) -> AsyncIterator[bytes]:
         yield sse_frame(event)
 
 
-def create_app(engine: Engine, *, token: str | None = None) -> Starlette:
-    """The ASGI app serving ``engine`` (and its knowledge store); ``token`` enables bearer auth."""
-    middleware = [Middleware(_BearerAuth, token=token)] if token else []
+def create_app(
+    engine: Engine, *, token: str | None = None, guard: GuardPolicy | None = None
+) -> Starlette:
+    """The ASGI app serving ``engine`` (and its knowledge store); ``token`` enables bearer auth.
+
+    ``guard`` sets the Host, Origin and body-size checks (:mod:`forge_cli.engine.guard`); the
+    default is a loopback server on any port with the default limits.
+    """
+    policy = guard or GuardPolicy(max_upload_bytes=engine.store.max_file_bytes + MULTIPART_SLACK)
+    middleware = [Middleware(RequestGuard, policy=policy)]
+    if token:
+        middleware.append(Middleware(_BearerAuth, token=token))
     return Starlette(
         routes=[
             *_response_routes(engine),

@@ -10,6 +10,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from forge_cli.redact import register_secret
+
 __all__ = [
     "RETRIEVAL_MODEL",
     "SEARXNG_ENV",
@@ -48,7 +50,9 @@ class UpstreamConfig:
 
     def api_key(self) -> str | None:
         """The key from the environment, if any."""
-        return os.environ.get(self.api_key_env) if self.api_key_env else None
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        register_secret(key)
+        return key
 
 
 @dataclass(frozen=True, slots=True)

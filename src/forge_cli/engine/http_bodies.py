@@ -6,7 +6,6 @@ JSON bodies, OpenAI-style list paging and string maps, each turning bad input in
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -14,6 +13,7 @@ from anyio import to_thread
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import JSONResponse
 
+from forge_cli import jsonsafe
 from forge_cli.engine import wire
 from forge_cli.errors import UsageError
 
@@ -33,9 +33,11 @@ async def read_json(request: HTTPRequest) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        value = json.loads(raw)
+        value = jsonsafe.loads(raw)
     except ValueError as exc:
         raise UsageError(f"the request body is not valid JSON: {exc}") from exc
+    except RecursionError:
+        raise UsageError("the request body is nested too deeply") from None
     if not isinstance(value, dict):
         raise UsageError("the request body must be a JSON object")
     return value

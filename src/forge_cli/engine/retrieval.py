@@ -1,9 +1,10 @@
 """The retrieval answerer: an answer composed from the best passages, with no language model.
 
 It runs the enabled hosted tools (file_search over the request's stores, web_search when
-enabled), picks the *sentences* of the best passages that share words with the question, and
-writes them as quotes grouped by document, each quote cited. Its model name
-(``forge-retrieval``) and first line say plainly that it is retrieval-only.
+enabled), picks the sentences of the best passages that share words with the question, and
+writes them grouped by document (with page numbers where the document has pages): one quote per
+passage, cited once at its end. Its model name (``forge-retrieval``), first line and last line
+say plainly that no model is configured and how to configure one.
 """
 
 from __future__ import annotations
@@ -20,14 +21,20 @@ from forge_cli.knowledge.query import query_terms
 from forge_cli.protocol.citing import Passage
 from forge_cli.protocol.events import StreamEvent
 
-__all__ = ["FIRST_LINE", "RetrievalAnswerer", "pick_sentences"]
+__all__ = ["FIRST_LINE", "MODEL_HINT", "RetrievalAnswerer", "pick_sentences"]
 
 FIRST_LINE = (
     "Retrieval-only answer (no language model is configured): "
     "the passages of your documents that best match the question."
 )
+MODEL_HINT = (
+    "To get written answers, configure a model: `forge config set engine.upstream_base_url URL` "
+    "and `forge config set engine.upstream_model MODEL` (any OpenAI-compatible server, e.g. "
+    "Ollama at http://localhost:11434/v1)."
+)
 _MAX_DOCUMENTS = 4
 _MAX_QUOTES = 8
+_GAP = " … "
 _MAX_PER_PASSAGE = 4
 _MAX_QUOTE_CHARS = 420
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*_])")
@@ -97,10 +104,10 @@ def _score(unit: str, stems: list[str]) -> float:
 
 def pick_sentences(passage: Passage, query: str, limit: int = _MAX_PER_PASSAGE) -> list[str]:
     """The sentences of ``passage`` that answer ``query`` best, in document order."""
-    return [text for text, _ in _scored_sentences(passage, query, limit)]
+    return [text for _, text, _ in _scored_sentences(passage, query, limit)]
 
 
-def _scored_sentences(passage: Passage, query: str, limit: int) -> list[tuple[str, float]]:
+def _scored_sentences(passage: Passage, query: str, limit: int) -> list[tuple[int, str, float]]:
     """Chosen sentences with their scores (0 for a fallback), in document order.
 
     A sentence scores by the share of query words (by stem) it contains; a sentence right after
@@ -125,8 +132,7 @@ def _scored_sentences(passage: Passage, query: str, limit: int) -> list[tuple[st
             scores[i + 1] = max(scores.get(i + 1, 0.0), score)
     if not chosen and scored:
         chosen = {scored[0][0]}
-    picked = [(units[i][0], scores.get(i, 0.0)) for i in sorted(chosen)]
-    return [(_clip(text), score) for text, score in picked]
+    return [(i, _clip(units[i][0]), scores.get(i, 0.0)) for i in sorted(chosen)]
 
 
 def _clip(text: str) -> str:
@@ -134,19 +140,31 @@ def _clip(text: str) -> str:
 
 
 def _quotes(passages: list[Passage], query: str) -> list[_Quote]:
-    """Sentences worth quoting: each at least half as relevant as the best one found."""
+    """One quote per passage worth quoting: its best sentences, in order ("…" marks a gap).
+
+    A passage is kept when its best sentence is at least half as relevant as the best one
+    found; a sentence already quoted from another passage is not repeated.
+    """
     candidates: list[_Quote] = []
     seen: set[str] = set()
     for passage in passages:
-        for sentence, score in _scored_sentences(passage, query, _MAX_PER_PASSAGE):
+        parts: list[str] = []
+        best, last = 0.0, -2
+        for index, sentence, score in _scored_sentences(passage, query, _MAX_PER_PASSAGE):
             key = " ".join(sentence.lower().split())
-            if key not in seen:
-                seen.add(key)
-                candidates.append(_Quote(passage, sentence, score))
+            if key in seen:
+                continue
+            seen.add(key)
+            if parts:
+                parts.append(" " if index == last + 1 else _GAP)
+            parts.append(sentence)
+            best, last = max(best, score), index
+        if parts:
+            candidates.append(_Quote(passage, "".join(parts), best))
     if not candidates:
         return []
-    best = max(q.score for q in candidates)
-    kept = [q for q in candidates if q.score >= best / 2]
+    top = max(q.score for q in candidates)
+    kept = [q for q in candidates if q.score >= top / 2]
     return kept or candidates[:1]
 
 
@@ -165,6 +183,8 @@ def _group(quotes: list[_Quote]) -> list[tuple[str, list[_Quote]]]:
             break
         kept = group[: max(1, min(len(group), budget))]
         budget -= len(kept)
+        if any(q.passage.page is not None for q in kept):
+            kept.sort(key=lambda q: q.passage.page or 0)
         result.append((kept[0].passage.filename, kept))
     return result
 
@@ -226,16 +246,20 @@ class RetrievalAnswerer:
             yield event
         for filename, quotes in groups:
             pages = sorted({q.passage.page for q in quotes if q.passage.page is not None})
-            where = f" (p. {', '.join(map(str, pages))})" if pages else ""
+            where = f" ({'p.' if len(pages) == 1 else 'pp.'} {', '.join(map(str, pages))})"
             source = "the web: " if quotes[0].passage.url else ""
-            for event in self._lines(writer, ["", f"From {source}**{filename}**{where}:"]):
+            heading = f"From {source}**{filename}**{where if pages else ''}:"
+            for event in self._lines(writer, ["", heading]):
                 yield event
             for quote in quotes:
-                delta = writer.write(f"\n> {quote.text}")
+                page = f"p. {quote.passage.page}: " if len(pages) > 1 and quote.passage.page else ""
+                delta = writer.write(f"\n\n> {page}{quote.text}")
                 if delta is not None:
                     yield delta
                 yield writer.annotate(quote.passage.annotation(writer.position, quote.text))
-        for event in self._lines(writer, ["", *notes] if notes else []):
+        for event in self._lines(
+            writer, ["", *notes, "", MODEL_HINT] if notes else ["", MODEL_HINT]
+        ):
             yield event
         ctx.usage["output_tokens"] += max(1, len(writer.text) // 4)
         ctx.transcript.append({"role": "assistant", "content": writer.text})
@@ -255,6 +279,11 @@ class RetrievalAnswerer:
     @staticmethod
     def _nothing_found(ctx: AnswerContext) -> str:
         toolset = ctx.tools.toolset
+        if toolset.list_documents is not None and toolset.file_search is None:
+            return (
+                "Retrieval-only answer (no language model is configured): the documents are "
+                "listed below; enable file_search to quote the passages that answer the question."
+            )
         if toolset.file_search is None and not toolset.web_search:
             return (
                 "Retrieval-only answer (no language model is configured): there is nothing to "

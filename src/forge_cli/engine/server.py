@@ -10,18 +10,29 @@ import ipaddress
 import os
 import socket
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from types import TracebackType
 
 import uvicorn
+from starlette.applications import Starlette
 from starlette.types import ASGIApp
 
 from forge_cli.engine.app import create_app
 from forge_cli.engine.config import EngineConfig
 from forge_cli.engine.engine import Engine
+from forge_cli.engine.guard import DEFAULT_MAX_BODY_BYTES, MULTIPART_SLACK, GuardPolicy
 from forge_cli.engine.store import open_store
 from forge_cli.errors import UsageError
+from forge_cli.knowledge import KnowledgeStore
 
-__all__ = ["BackgroundServer", "check_bind", "is_loopback", "run_server"]
+__all__ = [
+    "BackgroundServer",
+    "ServeAccess",
+    "check_bind",
+    "is_loopback",
+    "run_server",
+]
 
 
 def is_loopback(host: str) -> bool:
@@ -43,6 +54,26 @@ def check_bind(host: str, token: str | None) -> None:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class ServeAccess:
+    """Who may reach ``forge serve`` besides loopback clients (``serve.*`` settings)."""
+
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+
+    def policy(self, engine: Engine, host: str, port: int | None) -> GuardPolicy:
+        """The request guard for ``engine`` bound to ``host:port``."""
+        return GuardPolicy(
+            host=host,
+            port=port,
+            allowed_hosts=self.allowed_hosts,
+            allowed_origins=self.allowed_origins,
+            max_body_bytes=self.max_body_bytes,
+            max_upload_bytes=engine.store.max_file_bytes + MULTIPART_SLACK,
+        )
+
+
 def _uvicorn_config(app: ASGIApp, host: str, port: int) -> uvicorn.Config:
     return uvicorn.Config(
         app, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
@@ -55,14 +86,28 @@ def run_server(
     token: str | None = None,
     store_path: str | os.PathLike[str] | None = None,
     config: EngineConfig | None = None,
+    access: ServeAccess | None = None,
+    on_ready: Callable[[], None] | None = None,
+    extend: Callable[[Starlette, KnowledgeStore], None] | None = None,
 ) -> None:
-    """Serve the local engine until interrupted (blocks; Ctrl+C stops it cleanly)."""
+    """Serve the local engine until interrupted (blocks; Ctrl+C stops it cleanly).
+
+    ``on_ready`` runs once the bind was accepted and the store opened (the CLI prints its banner
+    there, so a refused bind never shows one). ``extend`` may add routes to the app (``/mcp``);
+    they sit behind the app's middleware (token, Host and Origin checks).
+    """
     check_bind(host, token)
     config = config or EngineConfig.from_env()
+    access = access or ServeAccess()
     with open_store(store_path, config) as store:
         engine = Engine(store, config)
         engine.ensure_seeded()
-        uvicorn.Server(_uvicorn_config(create_app(engine, token=token), host, port)).run()
+        app = create_app(engine, token=token, guard=access.policy(engine, host, port))
+        if extend is not None:
+            extend(app, store)
+        if on_ready is not None:
+            on_ready()
+        uvicorn.Server(_uvicorn_config(app, host, port)).run()
 
 
 class BackgroundServer:
@@ -81,17 +126,20 @@ class BackgroundServer:
         host: str = "127.0.0.1",
         port: int = 0,
         token: str | None = None,
+        access: ServeAccess | None = None,
     ) -> None:
         check_bind(host, token)
-        if app is None:
-            if engine is None:
-                raise UsageError("BackgroundServer needs an engine or an app")
-            app = create_app(engine, token=token)
+        if app is None and engine is None:
+            raise UsageError("BackgroundServer needs an engine or an app")
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind((host, port))
         self._socket.listen(128)
         self.host, self.port = self._socket.getsockname()[:2]
+        if app is None:
+            assert engine is not None
+            policy = (access or ServeAccess()).policy(engine, self.host, self.port)
+            app = create_app(engine, token=token, guard=policy)
         self._server = uvicorn.Server(_uvicorn_config(app, self.host, self.port))
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True

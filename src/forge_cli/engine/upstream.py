@@ -15,10 +15,10 @@ which the executor's result-only interface cannot carry.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from forge_cli import jsonsafe
 from forge_cli.backends.chat_completions import ChatCompletionsBackend
 from forge_cli.engine.answerer import AnswerContext
 from forge_cli.engine.config import UpstreamConfig
@@ -206,7 +206,8 @@ class _Turn:
                 self.input_tokens = int(usage.get("input_tokens") or 0)
                 self.output_tokens = int(usage.get("output_tokens") or 0)
             elif event.type in ("error", "response.failed"):
-                message = data.get("message") or (data.get("response") or {}).get("error", {})
+                error = (data.get("response") or {}).get("error") or {}
+                message = data.get("message") or error.get("message") or "no reason given"
                 raise StreamError(f"the upstream model failed: {message}")
 
     def _write(self, delta: str, *, final: bool = False) -> list[StreamEvent]:
@@ -242,7 +243,7 @@ async def _dispatch(
 ) -> AsyncIterator[StreamEvent]:
     """Run one hosted call; bad arguments become an error result for the model."""
     try:
-        args = json.loads(call["arguments"] or "{}")
+        args = jsonsafe.loads(call["arguments"] or "{}")
     except ValueError:
         args = None
     if not isinstance(args, dict):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from forge_cli import jsonsafe
 from forge_cli.engine.config import SEARXNG_ENV
 from forge_cli.errors import BackendConnectionError, BackendError, BackendHTTPError, ConfigError
 
@@ -56,7 +57,7 @@ class SearxngClient:
                 hint="enable the json format in the SearXNG settings (search.formats)",
             )
         try:
-            payload = reply.json()
+            payload = jsonsafe.loads(reply.content)
         except ValueError as exc:
             raise BackendError(f"web search at {self.base_url} did not answer JSON") from exc
         raw = payload.get("results") if isinstance(payload, dict) else None

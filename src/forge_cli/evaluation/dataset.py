@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from forge_cli import jsonsafe
 from forge_cli.config import TOOL_NAMES
 from forge_cli.errors import UsageError
 from forge_cli.evaluation.cases import COMPONENTS, EvalCase, ExpectedFile, ExpectedTool
@@ -123,13 +124,13 @@ def _entries(text: str, source: str, problems: list[DatasetProblem]) -> Iterator
     stripped = text.lstrip()
     if stripped.startswith("["):
         try:
-            json.loads(text)
+            jsonsafe.loads(text)
         except ValueError as exc:
             raise UsageError(f"dataset {source!r} is not valid JSON: {exc}") from None
         yield from _array_items(text)
         return
     try:
-        whole = json.loads(text)
+        whole = jsonsafe.loads(text)
     except ValueError:
         yield from _jsonl(text, problems)
         return
@@ -142,7 +143,7 @@ def _jsonl(text: str, problems: list[DatasetProblem]) -> Iterator[tuple[Any, int
         if not raw.strip():
             continue
         try:
-            yield json.loads(raw), number
+            yield jsonsafe.loads(raw), number
         except ValueError as exc:
             problems.append(DatasetProblem(number, f"not valid JSON ({_json_reason(exc)})"))
 

@@ -19,6 +19,7 @@ from forge_cli.evaluation.dataset import DatasetProblem
 from forge_cli.evaluation.results import CaseResult
 from forge_cli.evaluation.runner import EvalReport
 from forge_cli.evaluation.summary import EvalSummary
+from forge_cli.redact import redact
 
 __all__ = ["SCHEMA_ID", "JsonlResultWriter", "report_document"]
 
@@ -37,7 +38,7 @@ class JsonlResultWriter:
             raise UsageError(f"cannot write {str(self.path)!r}: {reason}") from None
 
     def _line(self, record: dict[str, Any]) -> None:
-        self._file.write(json.dumps(record, ensure_ascii=True) + "\n")
+        self._file.write(redact(json.dumps(record, ensure_ascii=True)) + "\n")
         self._file.flush()
 
     def write_result(self, result: CaseResult) -> None:

@@ -13,23 +13,25 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 from forge_cli.errors import ForgeError
 from forge_cli.knowledge.base import StoreBase
-from forge_cli.knowledge.db import Database, translate_sqlite_errors
+from forge_cli.knowledge.db import Database, StoreUnwritable, translate_sqlite_errors
 from forge_cli.knowledge.extract import FileRejected
 from forge_cli.knowledge.ingest import (
     PreparedFile,
-    expand_paths,
     index_chunks,
     insert_prepared,
     next_chunk_id,
     prepare_file,
     read_path,
+    stop_on_interrupt,
     validate_attributes,
+    walk_paths,
 )
 from forge_cli.knowledge.models import (
     Attributes,
@@ -55,6 +57,8 @@ class _Source:
     name: str
     path: str | None
     load: Callable[[], PreparedFile]
+    skipped: str | None = None
+    """Why the directory walk refused this file (it is reported, never read)."""
 
 
 def _store(
@@ -126,6 +130,8 @@ class _BatchWriter:
                     for slot, source, prepared in pending:
                         self.results[slot] = self._store_one(conn, source, prepared)
                     index_chunks(conn, first)
+            except StoreUnwritable:
+                raise  # disk full, read-only: no other file would go in either
             except ForgeError as exc:  # the transaction itself failed (e.g. store busy)
                 for slot, source, _ in pending:
                     self.results[slot] = _rejected(source.name, source.path, exc.one_line())
@@ -145,7 +151,11 @@ class _BatchWriter:
                     source.path,
                     index=False,
                 )
+        except StoreUnwritable:
+            raise
         except ForgeError as exc:
+            if not conn.in_transaction:  # SQLite ended the whole transaction: not this file's fault
+                raise
             conn.execute("ROLLBACK TO ingest_file")
             conn.execute("RELEASE ingest_file")
             return _rejected(source.name, source.path, exc.one_line())
@@ -160,6 +170,10 @@ class _BatchWriter:
             self._reported += 1
             if self._progress is not None:
                 self._progress(self._reported, self._total, result.filename)
+
+
+def _never() -> bool:
+    return False
 
 
 class IngestOps(StoreBase):
@@ -234,9 +248,10 @@ class IngestOps(StoreBase):
         attrs = validate_attributes(attributes)
         self._check_target(vector_store_id)
         sources = [
-            _Source(p.name, str(p), partial(self._prepare_path, p)) for p in expand_paths(paths)
+            _Source(p.name, str(p), partial(self._prepare_path, p), skipped)
+            for p, skipped in walk_paths(paths)
         ]
-        return self._ingest(sources, vector_store_id, attrs, progress)
+        return self._ingest(sources, vector_store_id, attrs, progress, interruptible=True)
 
     def _ingest(
         self,
@@ -244,19 +259,36 @@ class IngestOps(StoreBase):
         vector_store_id: str | None,
         attributes: Attributes,
         progress: ProgressCallback | None,
+        *,
+        interruptible: bool = False,
     ) -> BatchReport:
+        """Prepare and write ``sources``. ``interruptible`` (a user's files from disk): Ctrl+C
+        stops after the current file, and what was prepared is committed."""
         writer = _BatchWriter(self._db, vector_store_id, attributes, progress, len(sources))
-        for source in sources:
-            try:
-                prepared = source.load()
-            except FileRejected as exc:
-                writer.reject(source, exc.reason)
-            except ForgeError as exc:
-                writer.reject(source, exc.one_line())
-            else:
-                writer.add(source, prepared)
-        writer.flush()
-        return BatchReport(results=[r for r in writer.results if r is not None])
+        not_started = 0
+        with stop_on_interrupt() if interruptible else nullcontext(_never) as stop_requested:
+            for index, source in enumerate(sources):
+                if stop_requested():
+                    not_started = len(sources) - index
+                    break
+                if source.skipped is not None:
+                    writer.reject(source, source.skipped)
+                    continue
+                try:
+                    prepared = source.load()
+                except FileRejected as exc:
+                    writer.reject(source, exc.reason)
+                except ForgeError as exc:
+                    writer.reject(source, exc.one_line())
+                else:
+                    writer.add(source, prepared)
+            writer.flush()  # what was prepared before a Ctrl+C is committed, not thrown away
+            interrupted = stop_requested()
+        return BatchReport(
+            results=[r for r in writer.results if r is not None],
+            interrupted=interrupted,
+            not_started=not_started,
+        )
 
     def _prepare(self, filename: str, content: bytes) -> PreparedFile:
         return prepare_file(

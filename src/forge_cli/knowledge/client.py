@@ -153,9 +153,14 @@ async def resolve_vector_store(client: KnowledgeClient, ref: str) -> VectorStore
     try:
         return await client.get_vector_store(ref)
     except NotFoundError:
-        for store in await client.list_vector_stores():
-            if store.name == ref:
-                return store
+        named = [store for store in await client.list_vector_stores() if store.name == ref]
+        if len(named) > 1:
+            ids = ", ".join(store.id for store in named)
+            raise UsageError(
+                f"{len(named)} vector stores are named {ref!r} ({ids}); give the id"
+            ) from None
+        if named:
+            return named[0]
         raise NotFoundError(f"no vector store with id or name {ref!r}") from None
 
 

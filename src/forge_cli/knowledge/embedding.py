@@ -11,11 +11,16 @@ from array import array
 from typing import Protocol, runtime_checkable
 
 from forge_cli.errors import KnowledgeError
+from forge_cli.knowledge._numpy import prepare as prepare_numpy
+from forge_cli.knowledge.scoring import fuse
 
 __all__ = [
     "RRF_K",
     "Embedder",
     "checked_embed",
+    "embed_chunks",
+    "embed_packed",
+    "embedder_name",
     "normalise",
     "pack",
     "reciprocal_rank_fusion",
@@ -69,13 +74,76 @@ def checked_embed(embedder: Embedder, texts: list[str]) -> list[list[float]]:
 def reciprocal_rank_fusion(rankings: list[list[int]], k: int = RRF_K) -> dict[int, float]:
     """Fuse ranked id lists: each id scores ``sum(1 / (k + rank))`` over the lists it is in.
 
-    Scores are normalised to 0..1 by the best possible score (first in every list).
+    Scores are normalised to 0..1 by the best possible score (first in every list). The
+    weighted form is :func:`forge_cli.knowledge.scoring.fuse`.
     """
-    if not rankings:
-        return {}
-    fused: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, item in enumerate(ranking, start=1):
-            fused[item] = fused.get(item, 0.0) + 1.0 / (k + rank)
-    best = len(rankings) / (k + 1)
-    return {item: min(1.0, score / best) for item, score in fused.items()}
+    return fuse(rankings, k=k)
+
+
+def embedder_name(embedder: Embedder) -> str:
+    """The name vectors of ``embedder`` are stored under (its ``name`` attribute, else its type).
+
+    Vectors of different models are never compared: a search uses only the vectors stored
+    under the name of the embedder it runs with.
+    """
+    name = getattr(embedder, "name", None)
+    return name if isinstance(name, str) and name else type(embedder).__name__
+
+
+def embed_packed(embedder: Embedder, texts: list[str]) -> tuple[int, list[bytes]]:
+    """Embed ``texts`` and return (dimension, one packed unit vector per text).
+
+    Uses the embedder's ``embed_array`` (numpy, no per-number Python work) when it has one, as
+    :class:`~forge_cli.knowledge.local_embedding.LocalEmbedder` does; otherwise
+    :func:`checked_embed`.
+    """
+    if not texts:
+        return 0, []
+    embed_array = getattr(embedder, "embed_array", None)
+    if callable(embed_array):
+        prepare_numpy()
+        import numpy as np
+
+        matrix = np.asarray(embed_array(texts), dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape[0] != len(texts) or not np.isfinite(matrix).all():
+            raise KnowledgeError("the embedder returned vectors of the wrong shape")
+        return int(matrix.shape[1]), [row.tobytes() for row in matrix]
+    vectors = checked_embed(embedder, texts)
+    return len(vectors[0]), [pack(v) for v in vectors]
+
+
+HEADING_WEIGHT = 1.0
+"""How much a chunk's heading path counts against its text in a bag-of-words chunk vector."""
+
+
+def embed_chunks(embedder: Embedder, chunks: list[tuple[str, str]]) -> tuple[int, list[bytes]]:
+    """Embed ``(heading, text)`` chunks; returns (dimension, one packed unit vector per chunk).
+
+    A contextual model (the remote embedder) gets "heading, blank line, text" as one input. A
+    bag-of-words model (one with ``embed_array``, such as the local embedder) would let a long
+    text drown its short heading path, which names the page and section the chunk is about,
+    so there the unit vectors of heading and text are added with :data:`HEADING_WEIGHT`.
+    """
+    if not chunks:
+        return 0, []
+    embed_array = getattr(embedder, "embed_array", None)
+    if not callable(embed_array):
+        return embed_packed(embedder, [f"{h}\n\n{t}" if h else t for h, t in chunks])
+    prepare_numpy()
+    import numpy as np
+
+    headings = sorted({h for h, _ in chunks if h})
+    texts = np.asarray(embed_array([t for _, t in chunks]), dtype=np.float32)
+    if headings:
+        by_heading = dict(
+            zip(headings, np.asarray(embed_array(headings), dtype=np.float32), strict=True)
+        )
+        for row, (heading, _) in enumerate(chunks):
+            if heading:
+                texts[row] += HEADING_WEIGHT * by_heading[heading]
+    norms = np.linalg.norm(texts, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    texts /= norms
+    if not np.isfinite(texts).all():
+        raise KnowledgeError("the embedder returned non-finite vectors")
+    return int(texts.shape[1]), [row.tobytes() for row in texts]

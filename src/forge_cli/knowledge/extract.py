@@ -192,12 +192,29 @@ def _normalise(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def _quiet_pypdf() -> None:
+    """Keep pypdf's complaints about damaged files ("incorrect startxref pointer") off stderr:
+    a file that cannot be read is rejected with its reason; one that can is fine. They stay
+    visible in ``--debug`` logs (the root logger's handlers still receive them)."""
+    import logging
+    import warnings
+
+    from pypdf.errors import PdfReadWarning
+
+    pypdf_logger = logging.getLogger("pypdf")
+    if not any(isinstance(h, logging.NullHandler) for h in pypdf_logger.handlers):
+        pypdf_logger.addHandler(logging.NullHandler())  # no "last resort" print to stderr
+    warnings.filterwarnings("ignore", category=PdfReadWarning)
+
+
 def _extract_pdf(filename: str, data: bytes) -> ExtractedText:
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise FileRejected(filename, "corrupt PDF (no %PDF header)")
     # pypdf is imported lazily: it is only needed for PDFs and slows start-up.
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
+
+    _quiet_pypdf()
 
     parts: list[str] = []
     pages: list[tuple[int, int]] = []

@@ -11,15 +11,19 @@ import hashlib
 import json
 import os
 import secrets
+import signal
 import sqlite3
+import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from forge_cli.errors import UsageError
 from forge_cli.knowledge.chunking import ChunkSpec, chunk_text
-from forge_cli.knowledge.embedding import Embedder, checked_embed, pack
+from forge_cli.knowledge.dense import bump_generation, ensure_model
+from forge_cli.knowledge.embedding import Embedder, embed_chunks, embedder_name
 from forge_cli.knowledge.extract import (
     SUPPORTED_EXTENSIONS,
     ExtractedText,
@@ -39,7 +43,9 @@ __all__ = [
     "next_chunk_id",
     "prepare_file",
     "read_path",
+    "stop_on_interrupt",
     "validate_attributes",
+    "walk_paths",
 ]
 
 DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -47,7 +53,6 @@ DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
 
 _MAX_ATTRIBUTES = 16
 _MAX_ATTRIBUTE_CHARS = 512
-_EMBED_BATCH = 64
 
 
 def new_id(prefix: str) -> str:
@@ -64,7 +69,10 @@ class PreparedFile:
     sha256: str
     extracted: ExtractedText
     chunks: list[ChunkSpec]
-    vectors: list[list[float]] | None
+    vectors: list[bytes] | None
+    """One packed unit vector per chunk (``embedding.pack``), made by ``model``."""
+    model: str | None = None
+    dim: int = 0
 
 
 def _size_text(size: int) -> str:
@@ -113,12 +121,11 @@ def prepare_file(
     chunks = chunk_text(extracted.text, extracted.pages)
     if not chunks:
         raise FileRejected(filename, "no text content (empty or whitespace only)")
-    vectors: list[list[float]] | None = None
+    vectors: list[bytes] | None = None
+    model, dim = None, 0
     if embedder is not None:
-        vectors = []
-        for i in range(0, len(chunks), _EMBED_BATCH):
-            batch = chunks[i : i + _EMBED_BATCH]
-            vectors.extend(checked_embed(embedder, [_embed_text(c) for c in batch]))
+        dim, vectors = embed_chunks(embedder, [(c.heading, c.text) for c in chunks])
+        model = embedder_name(embedder)
     return PreparedFile(
         filename=filename,
         data=data,
@@ -126,11 +133,9 @@ def prepare_file(
         extracted=extracted,
         chunks=chunks,
         vectors=vectors,
+        model=model,
+        dim=dim,
     )
-
-
-def _embed_text(chunk: ChunkSpec) -> str:
-    return f"{chunk.heading}\n\n{chunk.text}" if chunk.heading else chunk.text
 
 
 def validate_attributes(raw: Mapping[str, object] | None) -> Attributes:
@@ -206,11 +211,13 @@ def insert_prepared(
             for c in prepared.chunks
         ],
     )
-    if prepared.vectors is not None:
+    if prepared.vectors is not None and prepared.model is not None:
+        model = ensure_model(conn, prepared.model, prepared.dim)
         conn.executemany(
-            "INSERT INTO embeddings VALUES (?, ?, ?)",
-            [(first + i, len(v), pack(v)) for i, v in enumerate(prepared.vectors)],
+            "INSERT INTO embeddings (chunk_id, dim, vector, model_id) VALUES (?, ?, ?, ?)",
+            [(first + i, prepared.dim, v, model) for i, v in enumerate(prepared.vectors)],
         )
+        bump_generation(conn, model)
     if index:
         index_chunks(conn, first)
     return file_id, False
@@ -234,22 +241,74 @@ def index_chunks(conn: sqlite3.Connection, first_id: int) -> None:
     )
 
 
+def _outside(entry: Path, tree: Path) -> bool:
+    """Whether the symlink ``entry`` resolves to somewhere outside ``tree`` (or nowhere)."""
+    try:
+        target = entry.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return True
+    return not target.is_relative_to(tree)
+
+
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """Files to ingest: given files as they are; directories walked for supported files."""
-    result: list[Path] = []
+    """Files to ingest: given files as they are; directories walked for supported files (never
+    leaving the tree, see :func:`walk_paths`)."""
+    return [path for path, skipped in walk_paths(paths) if skipped is None]
+
+
+def walk_paths(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, str | None]]:
+    """Like :func:`expand_paths`, with the files the walk refused and why: ``(path, reason)``.
+
+    The walk never leaves the tree: symlinked directories are not entered, and a symlinked file
+    whose target lies outside the directory given is refused (so a ``notes/passwd.md ->
+    /etc/passwd`` planted in a tree is reported, never ingested). Files named explicitly are
+    taken as given.
+    """
+    result: list[tuple[Path, str | None]] = []
     for raw in paths:
         path = Path(raw)
         if not path.is_dir():
-            result.append(path)
+            result.append((path, None))
             continue
+        tree = path.resolve()
         for root, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(files):
                 if name.startswith("."):
                     continue
-                if Path(name).suffix.lower() in SUPPORTED_EXTENSIONS:
-                    result.append(Path(root) / name)
+                if Path(name).suffix.lower() not in SUPPORTED_EXTENSIONS:
+                    continue
+                entry = Path(root) / name
+                if entry.is_symlink() and _outside(entry, tree):
+                    result.append((entry, "skipped: a symlink that leads outside the directory"))
+                else:
+                    result.append((entry, None))
     return result
+
+
+@contextmanager
+def stop_on_interrupt() -> Iterator[Callable[[], bool]]:
+    """While the block runs, Ctrl+C (SIGINT) asks the ingest to stop after the current file
+    instead of raising wherever it lands; yields the check. A second Ctrl+C stops at once.
+
+    Outside the main thread (``forge serve``'s workers) signals cannot be caught: the check is
+    then always false.
+    """
+    requested = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield requested.is_set
+        return
+
+    def on_sigint(_signum: int, _frame: object) -> None:
+        if requested.is_set():
+            raise KeyboardInterrupt
+        requested.set()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield requested.is_set
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def attributes_json(attributes: Attributes) -> str:

@@ -106,7 +106,33 @@ _V4_BULK_INDEX = [
     "DROP TRIGGER IF EXISTS chunks_ai",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1_CORE, _V2_EMBEDDINGS, _V3_RANK, _V4_BULK_INDEX]
+_V5_EMBEDDING_MODELS = [
+    # Each vector records the model that made it: vectors of different models are never
+    # compared, and ``forge vs reembed`` finds the chunks that lack one for the current model.
+    # ``generation`` grows on every write of a model's vectors (explicitly after inserts, by
+    # trigger on deletes, which foreign-key cascades fire too), so an in-memory copy of them
+    # (``dense.py``) knows when it is stale from one indexed read. Vectors from before version 5
+    # keep model 0 ("unknown") until they are re-embedded.
+    """CREATE TABLE embedding_models (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        dim INTEGER NOT NULL,
+        generation INTEGER NOT NULL DEFAULT 0
+    )""",
+    "ALTER TABLE embeddings ADD COLUMN model_id INTEGER NOT NULL DEFAULT 0",
+    "CREATE INDEX embeddings_model ON embeddings(model_id)",
+    """CREATE TRIGGER embeddings_ad AFTER DELETE ON embeddings BEGIN
+        UPDATE embedding_models SET generation = generation + 1 WHERE id = old.model_id;
+    END""",
+]
+
+MIGRATIONS: list[list[str]] = [
+    _V1_CORE,
+    _V2_EMBEDDINGS,
+    _V3_RANK,
+    _V4_BULK_INDEX,
+    _V5_EMBEDDING_MODELS,
+]
 """Every migration in order; migration ``i`` brings the schema to version ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

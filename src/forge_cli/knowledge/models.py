@@ -163,9 +163,15 @@ class IngestResult(_Record):
 
 
 class BatchReport(_Record):
-    """Per-file results of a batch ingest, in input order."""
+    """Per-file results of a batch ingest, in input order.
+
+    ``interrupted``: Ctrl+C stopped the batch after a file; ``results`` hold the files settled
+    (and committed) before that, ``not_started`` counts the files never looked at.
+    """
 
     results: list[IngestResult]
+    interrupted: bool = False
+    not_started: int = 0
 
     @property
     def added(self) -> list[IngestResult]:

@@ -2,9 +2,9 @@
 
 Scores are normalised to 0..1 (higher is better) so a ``score_threshold`` means the same for every
 query: BM25 uses ``s / (s + k)``; with an embedder the BM25 and cosine rankings are fused by
-reciprocal rank fusion and divided by the best possible fused score. When the embedder fails at
-search time the search still answers from BM25 alone and says so in a note (see
-:func:`search_chunks`).
+weighted reciprocal rank fusion (``scoring.py``) and divided by the best possible fused score.
+When the embedder fails at search time the search still answers from BM25 alone and says so in
+a note (see :func:`search_chunks`).
 """
 
 from __future__ import annotations
@@ -13,14 +13,17 @@ import json
 import logging
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from forge_cli.errors import ForgeError, NotFoundError, UsageError
-from forge_cli.knowledge.embedding import Embedder, checked_embed, reciprocal_rank_fusion, unpack
+from forge_cli.knowledge._numpy import prepare as prepare_numpy
+from forge_cli.knowledge.dense import dense_index, model_id
+from forge_cli.knowledge.embedding import Embedder, embed_packed, embedder_name
 from forge_cli.knowledge.filters import compile_filter, parse_filter
 from forge_cli.knowledge.models import SearchHit
 from forge_cli.knowledge.query import query_terms
 from forge_cli.knowledge.ranking import Scope, bm25_ranking, plan_match
+from forge_cli.knowledge.scoring import DEFAULT_FUSION, Fusion, document_boost, fuse, ranked
 
 __all__ = [
     "MAX_RESULTS",
@@ -36,7 +39,6 @@ __all__ = [
 MAX_RESULTS = 100
 BM25_HALF_SCORE = 4.0
 """The BM25 score that normalises to 0.5; typical multi-term matches score 3–15."""
-_FUSION_CANDIDATES = 50
 _SNIPPET_CHARS = 240
 _log = logging.getLogger(__name__)
 
@@ -83,26 +85,42 @@ def search_chunks(
     score_threshold: float | None = None,
     embedder: Embedder | None = None,
     notes: list[str] | None = None,
+    fusion: Fusion = DEFAULT_FUSION,
 ) -> list[SearchHit]:
     """The best chunks for ``query`` within ``scope``, best first.
 
-    If the embedder fails, the ranking is BM25 alone and a one-line note saying so is appended
-    to ``notes`` (and logged as a warning): a broken embeddings endpoint degrades search, it
-    does not break it.
+    With an embedder whose model has vectors in the store, the BM25 and dense rankings are
+    fused (``fusion``); otherwise the ranking is BM25 alone and the embedder is never called
+    (so a keyword-only store never loads a model). If the embedder fails, the ranking is BM25
+    alone and a one-line note saying so is appended to ``notes`` (and logged as a warning): a
+    broken embeddings endpoint degrades search, it does not break it.
     """
     check_limits(max_num_results, score_threshold)
-    pool = max(max_num_results, _FUSION_CANDIDATES) if embedder else max_num_results
+    pool = max(max_num_results, fusion.pool) if embedder else max_num_results
     plan = plan_match(conn, query_terms(query))
     bm25 = bm25_ranking(conn, scope, plan, pool) if plan is not None else []
     dense = _dense_ranking(conn, scope, query, pool, embedder, notes) if embedder else []
     if dense:
-        fused = reciprocal_rank_fusion([[c for c, _ in bm25], [c for c, _ in dense]])
-        scores = sorted(fused.items(), key=lambda item: -item[1])
+        fused = fuse(
+            [[c for c, _ in bm25], [c for c, _ in dense]],
+            [fusion.keyword_weight, fusion.dense_weight],
+            fusion.k,
+        )
+        if fusion.document_weight > 0:
+            fused = document_boost(fused, _documents(conn, fused), fusion.document_weight)
+        scores = ranked(fused)
     else:
         scores = [(chunk_id, s / (s + BM25_HALF_SCORE)) for chunk_id, s in bm25]
     if score_threshold is not None:
         scores = [(c, s) for c, s in scores if s >= score_threshold]
     return _hits(conn, scope, scores[:max_num_results], query)
+
+
+def _documents(conn: sqlite3.Connection, chunk_ids: Iterable[int]) -> dict[int, str]:
+    ids = list(chunk_ids)
+    marks = ", ".join("?" for _ in ids)
+    rows = conn.execute(f"SELECT id, file_id FROM chunks WHERE id IN ({marks})", ids)
+    return {int(r[0]): str(r[1]) for r in rows}
 
 
 def _dense_ranking(
@@ -115,15 +133,17 @@ def _dense_ranking(
 ) -> list[tuple[int, float]]:
     if not query.strip():
         return []
-    rows = conn.execute(
-        "SELECT e.chunk_id, e.dim, e.vector FROM embeddings e JOIN chunks c ON c.id = e.chunk_id "
-        f"WHERE c.file_id IN (SELECT m.file_id FROM membership m WHERE {scope.sql})",
-        scope.params,
-    ).fetchall()
-    if not rows:
+    model = model_id(conn, embedder_name(embedder))
+    index = dense_index(conn, model) if model is not None else None
+    if index is None:
         return []
+    # A bag-of-words model (one with ``embed_array``) gets the query's topic words only; a
+    # contextual model gets the question as asked.
+    text = (
+        " ".join(query_terms(query)) if callable(getattr(embedder, "embed_array", None)) else query
+    )
     try:
-        vector = checked_embed(embedder, [query])[0]
+        dim, blobs = embed_packed(embedder, [text or query])
     except Exception as exc:  # any embedder failure: degrade to BM25, never fail the search
         reason = exc.one_line() if isinstance(exc, ForgeError) else f"{type(exc).__name__}: {exc}"
         note = f"dense retrieval unavailable ({reason}); results are ranked by BM25 alone"
@@ -131,14 +151,19 @@ def _dense_ranking(
         if notes is not None:
             notes.append(note)
         return []
-    dim = len(vector)
-    scored = [
-        (int(chunk_id), sum(a * b for a, b in zip(vector, unpack(blob), strict=True)))
-        for chunk_id, row_dim, blob in rows
-        if row_dim == dim
-    ]
-    scored.sort(key=lambda item: -item[1])
-    return scored[:limit]
+    prepare_numpy()
+    import numpy as np
+
+    vector = np.frombuffer(blobs[0], dtype=np.float32)
+    if dim != index.matrix.shape[1] or not vector.any():
+        return []
+    allowed = {
+        str(row[0])
+        for row in conn.execute(
+            f"SELECT DISTINCT m.file_id FROM membership m WHERE {scope.sql}", scope.params
+        )
+    }
+    return index.top(vector, limit, allowed)
 
 
 def _hits(

@@ -21,6 +21,7 @@ from forge_cli.knowledge.embedding import Embedder
 from forge_cli.knowledge.files import FileOps
 from forge_cli.knowledge.ingest import DEFAULT_MAX_FILE_BYTES
 from forge_cli.knowledge.models import DocumentHit, FileText, Page, SearchHit
+from forge_cli.knowledge.reembed import ReembedProgress, ReembedResult, reembed
 from forge_cli.knowledge.search import resolve_scope, search_chunks
 from forge_cli.knowledge.vector_stores import VectorStoreOps
 
@@ -118,6 +119,17 @@ class KnowledgeStore(VectorStoreOps, FileOps, IngestOps):
                 embedder=self.embedder,
                 notes=notes,
             )
+
+    def reembed(
+        self, *, everything: bool = False, progress: ReembedProgress | None = None
+    ) -> ReembedResult:
+        """Give every chunk a vector of this store's embedder (see :func:`reembed`).
+
+        Only chunks without a vector of the current model are embedded, unless ``everything``.
+        """
+        if self.embedder is None:
+            raise UsageError("this store has no embedding model to re-embed with")
+        return reembed(self._db, self.embedder, everything=everything, progress=progress)
 
     def read_file(self, file_id: str) -> FileText:
         """A document's whole extracted text, with its pages."""

@@ -119,6 +119,8 @@ def _position(annotation: object) -> int | None:
     if is_file_citation(annotation):
         return annotation.index
     if is_url_citation(annotation) or is_container_file_citation(annotation):
+        if not annotation.end_index and not annotation.start_index:
+            return None  # 0..0 marks no span (a file the tool produced): listed, not placed
         return annotation.end_index
     return None
 
@@ -260,12 +262,19 @@ class MessageCitations:
         ordered = sorted(
             (pos, i, ann) for i, (pos, ann) in enumerate(annotations) if pos is not None
         )
+        segment = text[block.start : block.end]
+        spans: list[tuple[int, int]] | None = None
         for pos, _i, ann in ordered:
             if not block.own_start <= pos < block.own_end:
                 continue
             src = source_of(ann)
             assert src is not None
-            at = min(max(pos, block.start), block.end) - block.start
+            if spans is None:
+                spans = _protected(segment)
+            found = _outside(min(max(pos, block.start), block.end) - block.start, spans, segment)
+            if found is None:
+                continue  # a code block: the source is still listed under Sources
+            at = found
             # The agent loop annotates the `[n]` the model wrote (client-side retrieval) at the
             # position just after it: renumber that marker instead of adding a second one.
             written = _CLIENT_MARKER.search(text, block.start, block.start + at)
@@ -280,6 +289,34 @@ class MessageCitations:
 
 _CLIENT_MARKER = re.compile(r"\[\d{1,4}(?:\s*,\s*\d{1,4})*\]$")
 """A `[n]` / `[n, m]` marker ending where a client-side citation annotation points."""
+
+
+_CODE_BLOCK = re.compile(r"\A\s*(```|~~~)")
+_PROTECTED = re.compile(
+    r"(?P<code>(`+).+?(?<!`)\2(?!`))"  # inline code
+    r"|!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]"  # link text, then its target:
+    r"\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+\"[^\"]*\")?\)"
+    r"|<[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>]*>"  # autolink
+    r"|\b(?:https?|ftp)://[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]",  # bare URL
+    re.DOTALL,
+)
+
+
+def _protected(segment: str) -> list[tuple[int, int]]:
+    """Spans of a block a marker must not split: code, links (text and target), URLs."""
+    if _CODE_BLOCK.match(segment):
+        return [(-1, len(segment) + 1)]  # fenced code: nowhere inside or at its edges
+    return [(m.start(), m.end()) for m in _PROTECTED.finditer(segment)]
+
+
+def _outside(at: int, spans: list[tuple[int, int]], segment: str) -> int | None:
+    """``at`` moved to the end of a protected span or word it falls inside; ``None``: nowhere."""
+    for start, end in spans:
+        if start < at < end:
+            return None if start < 0 else end
+    while 0 < at < len(segment) and segment[at - 1].isalnum() and segment[at].isalnum():
+        at += 1  # never split a word
+    return at
 
 
 def _apply(segment: str, edits: list[tuple[int, int, str]]) -> str:

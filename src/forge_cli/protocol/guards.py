@@ -31,6 +31,9 @@ from forge_cli.protocol.items import (
     FunctionCall,
     FunctionCallOutput,
     ListDocumentsCall,
+    McpApprovalRequest,
+    McpCall,
+    McpListTools,
     Message,
     PageReaderCall,
     Reasoning,
@@ -71,6 +74,10 @@ __all__ = [
     "is_function_tool",
     "is_list_documents_call",
     "is_list_documents_tool",
+    "is_mcp_approval_request",
+    "is_mcp_call",
+    "is_mcp_item",
+    "is_mcp_list_tools",
     "is_message",
     "is_page_reader_call",
     "is_page_reader_tool",
@@ -144,6 +151,26 @@ def is_page_reader_call(item: object) -> TypeGuard[PageReaderCall]:
     return isinstance(item, PageReaderCall)
 
 
+def is_mcp_call(item: object) -> TypeGuard[McpCall]:
+    """A call of an MCP server's tool (hosted, or run by Forge's loop)."""
+    return isinstance(item, McpCall)
+
+
+def is_mcp_list_tools(item: object) -> TypeGuard[McpListTools]:
+    """An MCP server's tool listing."""
+    return isinstance(item, McpListTools)
+
+
+def is_mcp_approval_request(item: object) -> TypeGuard[McpApprovalRequest]:
+    """A hosted MCP call waiting for approval."""
+    return isinstance(item, McpApprovalRequest)
+
+
+def is_mcp_item(item: object) -> TypeGuard[McpCall | McpListTools | McpApprovalRequest]:
+    """Any of the MCP item kinds (one renderer family draws them)."""
+    return isinstance(item, McpCall | McpListTools | McpApprovalRequest)
+
+
 def is_unknown_item(item: object) -> TypeGuard[UnknownItem]:
     """An item kind we do not know."""
     return isinstance(item, UnknownItem)
@@ -171,6 +198,9 @@ ITEM_GUARDS: dict[str, Callable[[object], bool]] = {
     "list_documents_call": is_list_documents_call,
     "file_reader_call": is_file_reader_call,
     "page_reader_call": is_page_reader_call,
+    "mcp_call": is_mcp_call,
+    "mcp_list_tools": is_mcp_list_tools,
+    "mcp_approval_request": is_mcp_approval_request,
     "__unknown__": is_unknown_item,
 }
 assert set(ITEM_GUARDS) - {"__unknown__"} == ITEM_TYPES

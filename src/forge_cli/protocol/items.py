@@ -7,11 +7,12 @@ server item kind is shown generically instead of breaking the stream.
 
 from __future__ import annotations
 
-import json
+import json as _json
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Discriminator, Field, Tag
 
+from forge_cli import jsonsafe
 from forge_cli.protocol._base import WireModel, type_tag
 from forge_cli.protocol.content import (
     ContentPart,
@@ -33,6 +34,10 @@ __all__ = [
     "FunctionCall",
     "FunctionCallOutput",
     "ListDocumentsCall",
+    "McpApprovalRequest",
+    "McpCall",
+    "McpListTools",
+    "McpToolInfo",
     "Message",
     "OutputItem",
     "PageReaderCall",
@@ -118,11 +123,17 @@ class FileSearchCall(_Item):
 
 
 class WebSearchSource(WireModel):
-    """A web page a search used."""
+    """A web page a search used, or (``type: "api"``) a data feed named by ``name``, no URL."""
 
     type: str = "url"
     url: str = ""
     title: str | None = None
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        """What names the source for a person: its title, URL, or feed name."""
+        return self.title or self.url or self.name or f"{self.type} source"
 
 
 class WebSearchAction(WireModel):
@@ -153,12 +164,23 @@ class WebSearchCall(_Item):
             found.extend(self.action.queries or [])
         return list(dict.fromkeys(q for q in found if q))
 
+    annotations: list[dict[str, Any]] | None = None
+    """Knowledge Forge: the pages found, as ``url_citation`` annotations on the call."""
+
     def all_sources(self) -> list[WebSearchSource]:
-        """Every source, wherever the server put it."""
+        """Every source, wherever the server put it (KF annotations included), once each."""
         found = list(self.sources or [])
         if self.action is not None:
             found.extend(self.action.sources or [])
-        return found
+        for ann in self.annotations or []:
+            if isinstance(ann, dict) and ann.get("url"):
+                title = ann.get("title")
+                found.append(WebSearchSource(url=str(ann["url"]), title=title if title else None))
+        unique: dict[tuple[str, str, str | None], WebSearchSource] = {}
+        for source in found:
+            key = (source.type, source.url, None if source.url else source.name)
+            unique.setdefault(key, source)
+        return list(unique.values())
 
 
 class FunctionCall(_Item):
@@ -172,7 +194,7 @@ class FunctionCall(_Item):
     def parsed_arguments(self) -> dict[str, Any] | None:
         """The arguments as a dict, or ``None`` when they are not a JSON object."""
         try:
-            value = json.loads(self.arguments or "{}")
+            value = jsonsafe.loads(self.arguments or "{}")
         except ValueError:
             return None
         return value if isinstance(value, dict) else None
@@ -202,12 +224,36 @@ class CodeInterpreterCall(_Item, TraceableToolCall):
     container_id: str | None = None
     code: str | None = None
     outputs: list[dict[str, Any]] | None = None
+    results: list[dict[str, Any]] | None = None
+    """Knowledge Forge's name for ``outputs`` (``logs`` and ``files`` entries)."""
+
+    def all_outputs(self) -> list[dict[str, Any]]:
+        """OpenAI ``outputs`` and Knowledge Forge ``results``, in that order."""
+        found = [*(self.outputs or []), *(self.results or [])]
+        return [out for out in found if isinstance(out, dict)]
 
     def logs(self) -> str:
         """All log outputs joined."""
         return "".join(
-            str(out.get("logs", "")) for out in self.outputs or [] if out.get("type") == "logs"
+            str(out.get("logs", "")) for out in self.all_outputs() if out.get("type") == "logs"
         )
+
+    def files(self) -> list[str]:
+        """Names of the files and images the code produced (file name, id or URL)."""
+        names: list[str] = []
+        for out in self.all_outputs():
+            if out.get("type") == "image":
+                url = str(out.get("url") or "")
+                inline = url.startswith("data:")  # the picture itself: name its type only
+                kind = url[5:].split(";", 1)[0] if inline else ""
+                names.append(
+                    f"image ({kind})" if inline else url or str(out.get("file_id") or "image")
+                )
+            for entry in out.get("files") or [] if out.get("type") == "files" else []:
+                if isinstance(entry, dict):
+                    name = entry.get("filename") or entry.get("file_id") or entry.get("mime_type")
+                    names.append(str(name or "file"))
+        return names
 
 
 class ComputerCall(_Item):
@@ -251,6 +297,70 @@ class PageReaderCall(_Item, TraceableToolCall):
     content: str | None = None
 
 
+class McpCall(_Item, TraceableToolCall):
+    """A call of a tool on an MCP server: hosted (the server ran it) or run by Forge's loop.
+
+    Hosted calls (Responses ``mcp_call``) carry ``server_label``, ``name``, ``arguments``,
+    ``output`` and ``error``. Calls Forge runs itself add ``call_id`` (the function call the model
+    made), ``duration_ms`` and live ``progress``/``execution_trace`` from MCP progress
+    notifications.
+    """
+
+    type: Literal["mcp_call"] = "mcp_call"
+    server_label: str = ""
+    name: str = ""
+    arguments: str = ""
+    output: str | None = None
+    error: str | dict[str, Any] | None = None
+    approval_request_id: str | None = None
+    call_id: str | None = None
+    duration_ms: int | None = None
+
+    def parsed_arguments(self) -> dict[str, Any] | None:
+        """The arguments as a dict, or ``None`` when they are not a JSON object."""
+        try:
+            value = jsonsafe.loads(self.arguments or "{}")
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    @property
+    def error_text(self) -> str | None:
+        """The error as one text (servers send a string or an object with ``message``)."""
+        if self.error is None or self.error == "":
+            return None
+        if isinstance(self.error, dict):
+            return str(self.error.get("message") or _json.dumps(self.error, ensure_ascii=False))
+        return self.error
+
+
+class McpToolInfo(WireModel):
+    """One tool an MCP server offers (as listed in ``mcp_list_tools``)."""
+
+    name: str = ""
+    description: str | None = None
+    input_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+
+
+class McpListTools(_Item):
+    """The tools an MCP server offered (hosted: the server listed them for the model)."""
+
+    type: Literal["mcp_list_tools"] = "mcp_list_tools"
+    server_label: str = ""
+    tools: list[McpToolInfo] = Field(default_factory=list)
+    error: str | dict[str, Any] | None = None
+
+
+class McpApprovalRequest(_Item):
+    """A hosted MCP call waiting for approval (answered with ``mcp_approval_response``)."""
+
+    type: Literal["mcp_approval_request"] = "mcp_approval_request"
+    server_label: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
 class UnknownItem(WireModel):
     """An item kind we do not know. All its fields are kept (``model_extra``)."""
 
@@ -279,6 +389,9 @@ ITEM_TYPES = frozenset(
         "list_documents_call",
         "file_reader_call",
         "page_reader_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "mcp_approval_request",
     }
 )
 
@@ -294,6 +407,9 @@ OutputItem = Annotated[
     | Annotated[ListDocumentsCall, Tag("list_documents_call")]
     | Annotated[FileReaderCall, Tag("file_reader_call")]
     | Annotated[PageReaderCall, Tag("page_reader_call")]
+    | Annotated[McpCall, Tag("mcp_call")]
+    | Annotated[McpListTools, Tag("mcp_list_tools")]
+    | Annotated[McpApprovalRequest, Tag("mcp_approval_request")]
     | Annotated[UnknownItem, Tag("__unknown__")],
     Discriminator(type_tag(ITEM_TYPES, "__unknown__")),
 ]

@@ -8,6 +8,7 @@ the ``[n]`` of ``citations``. Items are typed: every tool call has ``arguments``
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
@@ -22,6 +23,9 @@ from forge_cli.protocol.guards import (
     is_function_call,
     is_function_call_output,
     is_list_documents_call,
+    is_mcp_approval_request,
+    is_mcp_call,
+    is_mcp_list_tools,
     is_message,
     is_page_reader_call,
     is_reasoning,
@@ -84,8 +88,9 @@ def _page_reader(item: Any, _outputs: dict[str, FunctionCallOutput]) -> Fields:
 
 
 def _code(item: Any, _outputs: dict[str, FunctionCallOutput]) -> Fields:
+    outputs = item.all_outputs() if item.outputs or item.results else None  # KF: ``results``
     return {"arguments": {"code": item.code, "container_id": item.container_id},
-            "result": {"logs": item.logs(), "outputs": item.outputs}}  # fmt: skip
+            "result": {"logs": item.logs(), "outputs": outputs}}  # fmt: skip
 
 
 def _function(item: Any, outputs: dict[str, FunctionCallOutput]) -> Fields:
@@ -108,6 +113,34 @@ def _computer(item: Any, _outputs: dict[str, FunctionCallOutput]) -> Fields:
     return {"arguments": {"action": item.action, "actions": item.actions}, "result": None}
 
 
+def _mcp_call(item: Any, _outputs: dict[str, FunctionCallOutput]) -> Fields:
+    parsed = item.parsed_arguments()
+    result = None
+    if item.output is not None or item.error_text is not None:
+        result = {"output": item.output, "error": item.error_text}
+    return {"server": item.server_label, "name": item.name, "call_id": item.call_id,
+            "arguments": parsed if parsed is not None else {"_raw": item.arguments},
+            "result": result, "duration_ms": item.duration_ms,
+            **_traceable(item)}  # fmt: skip
+
+
+def _mcp_list_tools(item: Any, _outputs: dict[str, FunctionCallOutput]) -> Fields:
+    tools = [{"name": t.name, "description": t.description} for t in item.tools]
+    return {"server": item.server_label, "result": {"tools": tools}}
+
+
+def _mcp_approval(item: Any, _outputs: dict[str, FunctionCallOutput]) -> Fields:
+    try:
+        parsed = json.loads(item.arguments or "{}")
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        parsed = None
+    return {"server": item.server_label, "name": item.name,
+            "arguments": parsed if parsed is not None else {"_raw": item.arguments},
+            "result": None}  # fmt: skip
+
+
 def _unknown(item: Any, _outputs: dict[str, FunctionCallOutput]) -> Fields:
     return {"raw": item.to_wire() if hasattr(item, "to_wire") else None}
 
@@ -124,6 +157,9 @@ _EXTRACTORS: list[tuple[Callable[[object], bool], _Extract]] = [
     (is_function_call, _function),
     (is_function_call_output, _function_output),
     (is_computer_call, _computer),
+    (is_mcp_call, _mcp_call),
+    (is_mcp_list_tools, _mcp_list_tools),
+    (is_mcp_approval_request, _mcp_approval),
 ]
 
 

@@ -24,6 +24,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from forge_cli.redact import redact
 from forge_cli.render.console import make_console
 from forge_cli.sanitize import sanitize_inline
 
@@ -197,7 +198,7 @@ def failures_table(results: Sequence[ResultView], *, limit: int = 20) -> Table |
         table.add_row(
             Text(sanitize_inline(result.case.id)),
             Text(result.status),
-            Text(sanitize_inline(result.reason)),
+            Text(sanitize_inline(redact(result.reason))),
         )
     return table
 

@@ -28,6 +28,7 @@ from forge_cli.protocol.loop_events import (
     ToolCallStarted,
     ToolsDropped,
 )
+from forge_cli.redact import redact
 from forge_cli.render.glyphs import Glyphs, Phase, status_look
 from forge_cli.sanitize import sanitize_inline
 
@@ -64,7 +65,7 @@ def notice_parts(event: LoopEvent) -> tuple[Phase, str] | None:
     if described is None:
         return None
     phase, text = described
-    return phase, sanitize_inline(" ".join(text.split()))
+    return phase, sanitize_inline(redact(" ".join(text.split())))
 
 
 def notice_for(event: LoopEvent, glyphs: Glyphs) -> Text | None:

@@ -95,7 +95,7 @@ def make_renderer(
     if mode == "json":
         from forge_cli.render.json_renderer import JsonRenderer
 
-        return JsonRenderer(stdout, clock=clock)
+        return JsonRenderer(stdout, clock=clock, stderr=stderr)
     if mode == "jsonl":
         from forge_cli.render.json_renderer import JsonlRenderer
 

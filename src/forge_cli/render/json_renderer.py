@@ -13,14 +13,15 @@ from typing import Any, TextIO
 
 from forge_cli.protocol.citations import Citation, CitationNumbering, collect_citations
 from forge_cli.protocol.guards import is_message, is_reasoning
-from forge_cli.protocol.loop_events import LoopEvent, event_payload
+from forge_cli.protocol.loop_events import LoopEvent, Notice, event_payload
 from forge_cli.protocol.response import Response
+from forge_cli.redact import redact
 from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.document import answer_document, item_document
 from forge_cli.render.glyphs import UNICODE
 from forge_cli.render.settle import settled
 from forge_cli.render.timing import Clock, ItemClock
-from forge_cli.sanitize import json_dumps_safe
+from forge_cli.sanitize import json_dumps_safe, sanitize_inline
 
 __all__ = ["JsonRenderer", "JsonlRenderer"]
 
@@ -28,8 +29,11 @@ __all__ = ["JsonRenderer", "JsonlRenderer"]
 class JsonRenderer:
     """Collects snapshots; prints one JSON document at the end."""
 
-    def __init__(self, stdout: TextIO, *, clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self, stdout: TextIO, *, clock: Clock = time.monotonic, stderr: TextIO | None = None
+    ) -> None:
         self.stdout = stdout
+        self.stderr = stderr
         self.clock = ItemClock(clock)
         self._last: Response | None = None
         self._citations: list[Citation] = []
@@ -48,7 +52,13 @@ class JsonRenderer:
         _observe(self.clock, response, final=False)
 
     def on_event(self, event: LoopEvent) -> None:
-        """Agent-loop events are not part of the single document."""
+        """Agent-loop events are not part of the single document. Info notices (what a tool
+        printed) are shown on stderr, sanitised, so they never break the document on stdout."""
+        if not isinstance(event, Notice) or self.stderr is None:
+            return
+        if event.level == "info" and not self._finished:
+            self.stderr.write(sanitize_inline(event.message) + "\n")
+            self.stderr.flush()
 
     def tick(self) -> bool:
         """Nothing to redraw: JSON is written when the answer ends (JSONL per event)."""
@@ -84,7 +94,7 @@ class JsonRenderer:
         self.clock.close(self.clock.now())
         doc = self.document(final, interrupted=interrupted, error=error, status=status)
         self._finished = True
-        self.stdout.write(json_dumps_safe(doc, indent=2) + "\n")
+        self.stdout.write(redact(json_dumps_safe(doc, indent=2)) + "\n")
         self.stdout.flush()
 
 
@@ -112,15 +122,17 @@ class JsonlRenderer(JsonRenderer):
     fields); ``answer`` (payload = the forge.answer/v1 document).
     """
 
-    def __init__(self, stdout: TextIO, *, clock: Clock = time.monotonic) -> None:
-        super().__init__(stdout, clock=clock)
+    def __init__(
+        self, stdout: TextIO, *, clock: Clock = time.monotonic, stderr: TextIO | None = None
+    ) -> None:
+        super().__init__(stdout, clock=clock, stderr=stderr)
         self._started = False
         self._seen: dict[int, tuple[str | None, str | None]] = {}
         self._texts: dict[int, str] = {}
         self._done: set[int] = set()
 
     def _emit(self, kind: str, payload: dict[str, Any]) -> None:
-        self.stdout.write(json_dumps_safe({"type": kind, "payload": payload}) + "\n")
+        self.stdout.write(redact(json_dumps_safe({"type": kind, "payload": payload})) + "\n")
 
     def on_snapshot(self, response: Response) -> None:
         """Emit what changed since the previous snapshot."""

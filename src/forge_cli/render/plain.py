@@ -25,6 +25,7 @@ from forge_cli.protocol.guards import is_message
 from forge_cli.protocol.items import Message
 from forge_cli.protocol.loop_events import LoopEvent
 from forge_cli.protocol.response import Response
+from forge_cli.redact import redact
 from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.events import notice_parts
 from forge_cli.render.glyphs import ASCII, UNICODE
@@ -194,7 +195,7 @@ class PlainRenderer:
             own_end = len(text) + 1 if done else end
             block = Block(state.printed, end, state.printed, own_end)
             chunk = state.cites.cite(text, block, positioned_annotations(message), self._numbering)
-            self._write(sanitize(chunk))
+            self._write(sanitize(redact(chunk)))
             self._wrote_text = True
             state.printed = end
         if done:

@@ -32,7 +32,13 @@ def settled(item: object, index: int, count: int, ctx: RenderContext) -> bool:
     return later and bool(getattr(item, "is_done", False))
 
 
+def _is_compaction(item: object) -> bool:
+    """OpenAI's ``compaction`` item: a note that earlier context was compacted, never running."""
+    return getattr(item, "type", None) == "compaction"
+
+
 _SETTLED: list[tuple[Callable[[object], bool], Callable[[Any, bool, RenderContext], bool]]] = [
+    (_is_compaction, lambda item, later, ctx: True),
     (is_message, lambda item, later, ctx: item.is_done or later),
     (is_reasoning, lambda item, later, ctx: item.is_done or later),
     (

@@ -11,6 +11,7 @@ from rich.text import Text
 from forge_cli.errors import ForgeError
 from forge_cli.protocol.citations import Citation, source_label
 from forge_cli.protocol.response import Response
+from forge_cli.redact import redact
 from forge_cli.render.glyphs import Glyphs
 from forge_cli.render.items.registry import Kind
 from forge_cli.render.timing import format_elapsed
@@ -71,10 +72,10 @@ def error_text(error: BaseException | str | None) -> str | None:
     if error is None:
         return None
     if isinstance(error, ForgeError):
-        return sanitize_inline(error.one_line())
+        return sanitize_inline(redact(error.one_line()))
     if isinstance(error, BaseException):
-        return sanitize_inline(str(error) or type(error).__name__)
-    return sanitize_inline(error)
+        return sanitize_inline(redact(str(error) or type(error).__name__))
+    return sanitize_inline(redact(error))
 
 
 def status_notes(
@@ -95,7 +96,7 @@ def status_notes(
         notes.append(Text(glyphs.interrupted, style="yellow bold"))
     message = error_text(error)
     if message is None and response is not None and response.error is not None:
-        message = sanitize_inline(response.error.message or response.error.code or "failed")
+        message = sanitize_inline(redact(response.error.message or response.error.code or "failed"))
     if message is None and response is not None and response.status == "failed":
         message = "the response failed"
     if message is not None and show_errors:

@@ -62,6 +62,8 @@ class ReplCompleter(Completer):
             candidates = choices
         elif name == "tool" and len(args) == 2:
             candidates = TOOL_NAMES
+        elif name == "mcp" and len(args) == 2 and args[0] in ("on", "off"):
+            candidates = _mcp_names(self.session)
         elif name == "vs" and args[0] in _VS_COMMANDS:
             candidates = self.session.vector_store_cache
         elif name in _PATH_COMMANDS or name == "load":
@@ -73,3 +75,11 @@ class ReplCompleter(Completer):
         for word in candidates:
             if word.startswith(current):
                 yield Completion(word, start_position=-len(current))
+
+
+def _mcp_names(session: ChatSession) -> list[str]:
+    """Server names, then tool names (``server__tool``) of the servers started so far."""
+    manager = session.mcp
+    if not manager:
+        return []
+    return [*manager.connections, *(tool.name for tool in manager.all_tools())]

@@ -17,6 +17,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from forge_cli.privacy import private_dir, private_file
 from forge_cli.repl.completion import ReplCompleter
 
 if TYPE_CHECKING:
@@ -31,6 +32,9 @@ def toolbar_text(session: ChatSession) -> str:
     model = settings.model or session.default_model or "default"
     tools = ",".join(settings.tools) or "no tools"
     stores = ",".join(settings.vector_stores) or "no vector stores"
+    if not settings.tools and session.conversation.api == "local":
+        # The built-in engine searches its default stores when no tool is on: say so.
+        tools, stores = "file-search (default)", session.default_scope or "all stores"
     return f" {model} │ {tools} │ {stores} │ {session.conversation.tokens_used} tokens "
 
 
@@ -54,7 +58,8 @@ class PromptReader:
     def __init__(self, history_file: Path | None) -> None:
         history: History = InMemoryHistory()
         if history_file is not None:
-            history_file.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(history_file.parent)
+            private_file(history_file)  # what was typed may be private: 0600
             history = FileHistory(str(history_file))
         self._history = history
         self._prompt: PromptSession[str] | None = None
@@ -74,9 +79,13 @@ class PromptReader:
         # line by line it would become one message per line. It becomes one message instead,
         # put in the prompt for the user to send (Enter) or edit.
         pending = typeahead(sys.stdin)
+        if pending.count("\n") == 1 and pending.endswith("\n"):
+            return pending[:-1]  # one line typed ahead and entered: it is the next message
         # handle_sigint=False: the chat session owns SIGINT for its whole run (Ctrl+C at the
         # prompt is a key press in raw mode anyway).
-        return await self._prompt.prompt_async("forge> ", handle_sigint=False, default=pending)
+        return await self._prompt.prompt_async(
+            "forge> ", handle_sigint=False, default=pending.rstrip("\n")
+        )
 
 
 _TYPEAHEAD_LIMIT = 1 << 20
@@ -85,7 +94,7 @@ _TYPEAHEAD_LIMIT = 1 << 20
 def typeahead(stream: object) -> str:
     """What was typed into the terminal ``stream`` but not read yet (complete lines: the line
     discipline holds a partial line until the prompt takes the terminal). Control characters
-    other than newlines and tabs are dropped; the final newline is not kept."""
+    other than newlines and tabs are dropped."""
     try:
         fd = stream.fileno()  # type: ignore[attr-defined]
     except (AttributeError, OSError, ValueError):
@@ -101,8 +110,7 @@ def typeahead(stream: object) -> str:
         chunks.append(data)
         size += len(data)
     text = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-    kept = "".join(ch for ch in text if ch in "\n\t" or (ch >= " " and ch != "\x7f"))
-    return kept.rstrip("\n")
+    return "".join(ch for ch in text if ch in "\n\t" or (ch >= " " and ch != "\x7f"))
 
 
 class StreamReader:

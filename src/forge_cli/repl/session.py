@@ -21,12 +21,14 @@ from forge_cli.conversations.store import ConversationStore
 from forge_cli.errors import ForgeError
 from forge_cli.protocol.loop_events import AnswerUpdate
 from forge_cli.protocol.response import Response
+from forge_cli.redact import redact
 from forge_cli.repl.commands import REGISTRY, CommandResult
 from forge_cli.repl.view import RendererView, TurnView, ViewFactory, view_end, view_sink
 from forge_cli.sanitize import sanitize
 
 if TYPE_CHECKING:
     from forge_cli.knowledge.client import KnowledgeClient
+    from forge_cli.mcp.manager import McpManager
     from forge_cli.render.plain import PlainRenderer
 
 __all__ = ["IDLE_INTERRUPT_HINT", "ChatSession", "LineReader"]
@@ -59,6 +61,7 @@ class ChatSession:
         default_model: str = "",
         debug: bool = False,
         editor: Callable[[str], str] | None = None,
+        mcp: McpManager | None = None,
     ) -> None:
         self.conversation = conversation
         self.responder = responder
@@ -72,8 +75,11 @@ class ChatSession:
         self.debug = debug
         self.editor = editor
         self.vector_store_cache: list[str] = []
+        self.mcp = mcp  # the session's McpManager (forge_cli.mcp), for /mcp and completion
         self.list_models: Callable[[], Awaitable[list[str]]] | None = None
         """The backend's model list (``/model`` shows it), when the backend has one."""
+        self.default_scope = ""
+        """The stores the built-in engine searches when no tool is on ("" : all of them)."""
         self.models_are_fixed = False
         """Whether only the listed models can answer (the built-in engine): ``/model`` checks."""
         self._task: asyncio.Task[TurnOutcome] | None = None
@@ -117,13 +123,20 @@ class ChatSession:
 
     def say(self, text: str) -> None:
         """Print a line of session output."""
-        self.out.write(sanitize(text) + "\n")
+        self.out.write(sanitize(redact(text)) + "\n")
         self.out.flush()
 
     def warn(self, text: str) -> None:
         """Print an error line (the session goes on)."""
-        self.err.write(f"error: {sanitize(text)}\n")
+        self.err.write(f"error: {sanitize(redact(text))}\n")
         self.err.flush()
+
+    def _debug_traceback(self) -> None:
+        """With debug on, the current exception's traceback (redacted, sanitised) on stderr."""
+        if self.debug:
+            import traceback
+
+            self.err.write(sanitize(redact(traceback.format_exc())))
 
     def save(self) -> None:
         """Write the conversation (atomic); empty conversations are not written."""
@@ -158,10 +171,7 @@ class ChatSession:
             self.warn(exc.one_line())
         except Exception as exc:  # a command bug must not end the session
             self.warn(f"/{line[1:].split(' ', 1)[0]} failed: {type(exc).__name__}: {exc}")
-            if self.debug:
-                import traceback
-
-                traceback.print_exc(file=self.err)
+            self._debug_traceback()
         return CommandResult()
 
     async def run(self, reader: LineReader) -> None:
@@ -233,6 +243,11 @@ class ChatSession:
             self._task.result()
         except asyncio.CancelledError:
             pass  # the runner reported the interrupted outcome before the cancellation went up
+        except Exception as exc:  # a bug, not a run error: the turn is kept as failed, chat goes on
+            failure = ForgeError(f"internal error: {type(exc).__name__}: {exc}")
+            self._outcome = TurnOutcome("failed", self._last, failure)
+            view_end(view)(self._outcome)
+            self._debug_traceback()
         finally:
             self._task = None
         outcome = self._outcome

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.agent.turn import Responder, backend_responder
@@ -29,17 +29,21 @@ def agent_responder(
     approver: Any = None,
     knowledge_store: Callable[[], Any] | None = None,
     config: AgentConfig | None = None,
+    tools: Callable[[], Sequence[Any]] | None = None,
+    policies: Callable[[], Mapping[str, str]] | None = None,
 ) -> Responder:
     """A responder that runs the agent loop (client-side tools, approval, iteration limit).
 
     ``config`` carries the rest of the agent's settings (driver, tool choice, models); the
     keyword arguments override its fields. Reaching the iteration limit raises
     :class:`~forge_cli.errors.ToolIterationLimitError` after the final snapshot was yielded, so
-    the partial answer is shown and kept.
+    the partial answer is shown and kept. ``tools`` gives extra tools per request (MCP servers'
+    tools) and ``policies`` their approval policies by name.
     """
     from dataclasses import replace
 
     from forge_cli.agent import AgentConfig, LoopFinished, build_agent
+    from forge_cli.tools.approval import ApprovalPolicy
 
     base = config if config is not None else AgentConfig()
 
@@ -52,6 +56,12 @@ def agent_responder(
             approver=approver,
             knowledge_store=knowledge_store() if knowledge_store is not None else None,
         )
+        if tools is not None:
+            run_config = replace(run_config, tools=[*run_config.tools, *tools()])
+        if policies is not None:
+            approval = run_config.approval or ApprovalPolicy()
+            per_tool: dict[str, Any] = {**approval.per_tool, **policies()}
+            run_config = replace(run_config, approval=replace(approval, per_tool=per_tool))
         agent = build_agent(backend, request, run_config)
         async for update in agent.run():
             if isinstance(update, LoopFinished):

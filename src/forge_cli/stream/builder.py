@@ -72,6 +72,8 @@ class SnapshotBuilder:
         self.error: ResponseError | None = None
         """The error the server reported, if any."""
         self.diagnostics = StreamDiagnostics()
+        self.valid_events = 0
+        """Events that were neither invalid frames nor the end marker."""
 
     # -- public -----------------------------------------------------------------------------
 
@@ -90,6 +92,8 @@ class SnapshotBuilder:
         self.diagnostics.events += 1
         kind = EVENT_ALIASES.get(event.type, event.type)
         data = event.data
+        if kind not in (INVALID_EVENT, "done"):
+            self.valid_events += 1
         if self._is_duplicate(kind, data):
             return self._snapshot
         if self.terminal is not None and kind not in ("done", "error"):
@@ -113,6 +117,19 @@ class SnapshotBuilder:
             self._base = self._base.model_copy(update={"status": "incomplete"})
             self._snapshot = self._base.model_copy(update={"output": list(self._items)})
         return self._snapshot
+
+    def end_problem(self) -> str | None:
+        """Why the finished stream cannot be trusted as a whole answer, or ``None``.
+
+        A stream that carried no valid event, or that ended without its terminal event (the
+        connection closed cleanly mid-answer), is a failure: the caller raises it so the exit
+        code says so, while the partial answer stays shown and saved.
+        """
+        if self.valid_events == 0:
+            return "the server's stream carried no valid event"
+        if self.terminal is None:
+            return "the stream ended before the answer finished (no terminal event)"
+        return None
 
     # -- dispatch ---------------------------------------------------------------------------
 
@@ -167,6 +184,8 @@ class SnapshotBuilder:
         self._base = self._base.model_copy(update=fields)
         if incoming.output:
             self._adopt_output(incoming.output)
+        if status is not None:
+            self._items = [_settled(item) for item in self._items]
         return True
 
     def _replace_all(self, data: dict[str, Any], kind: str) -> bool:
@@ -174,15 +193,25 @@ class SnapshotBuilder:
         return self._lifecycle(kind if kind in LIFECYCLE_EVENTS else "response.snapshot", data)
 
     def _adopt_output(self, output: list[OutputItem]) -> None:
-        """Take a server's full output list, keeping what we streamed that it left out."""
+        """Take a server's full output list, keeping what we streamed that it left out.
+
+        An item is matched by id, else by position and kind when the item streamed there has no
+        id or an id the server's list no longer has: OpenRouter changes a reasoning item's id
+        between ``output_item.done`` and ``response.completed``. Such an item keeps the id it
+        streamed with, so it stays one item for the renderers (printed once).
+        """
         old_by_id = {item.id: item for item in self._items if getattr(item, "id", None) is not None}
+        new_ids = {item.id for item in output if item.id}
         merged: list[OutputItem] = []
         for position, item in enumerate(output):
             previous = old_by_id.get(getattr(item, "id", None)) if item.id else None
             if previous is None and position < len(self._items):
                 candidate = self._items[position]
-                if candidate.type == item.type and not getattr(candidate, "id", None):
+                if candidate.type == item.type and candidate.id not in new_ids:
                     previous = candidate
+                    if candidate.id and item.id:
+                        self.diagnostics.record("renamed", f"{item.type} {candidate.id}")
+                        item = item.model_copy(update={"id": candidate.id})
             merged.append(merge_item(previous, item) if previous is not None else item)
         self._items = merged
         self._by_index = {i: i for i in range(len(merged))}
@@ -232,6 +261,8 @@ class SnapshotBuilder:
             self.diagnostics.record("malformed", "output_item.added without an item")
             return False
         item = parse_item(raw)
+        if item.type in _ARRIVE_DONE:
+            item = _settled(item)
         position = self._locate(data)
         if position is not None:
             self.diagnostics.record("duplicate", f"output_item.added for index {position}")
@@ -248,9 +279,13 @@ class SnapshotBuilder:
         item = parse_item(raw)
         position = self._locate({**data, "item_id": item.id or data.get("item_id")})
         if position is None:
-            self._add(item, data.get("output_index"))
+            self._add(_settled(item), data.get("output_index"))
             return True
-        self._replace(position, merge_item(self._items[position], item))
+        previous = self._items[position]
+        if previous.id and item.id and previous.id != item.id:
+            self.diagnostics.record("renamed", f"{item.type} {previous.id}")
+            item = item.model_copy(update={"id": previous.id})  # one item for the renderers
+        self._replace(position, _settled(merge_item(previous, item)))
         self._drop_buffers(position)
         return True
 
@@ -517,6 +552,18 @@ def _fingerprint(data: dict[str, Any]) -> int:
         )
     )
     return hash(parts)
+
+
+_ARRIVE_DONE = frozenset({"compaction"})
+"""Status-less kinds that are whole when added: nothing runs, so they are never in progress."""
+
+
+def _settled(item: OutputItem) -> OutputItem:
+    """A finished item that carries no ``status`` (reasoning, mcp_list_tools, compaction: the
+    Responses API defines none for them) is ``completed``; other statuses are left as sent."""
+    if item.status is not None:
+        return item
+    return item.model_copy(update={"status": "completed"})
 
 
 def _looks_like_response(data: dict[str, Any]) -> bool:

@@ -1,7 +1,8 @@
 """Fold an event stream into snapshots: the one fold every answer goes through.
 
 :func:`fold` is the async convenience over :class:`SnapshotBuilder`; :func:`raise_for_failure`
-turns a stream that reported a failure into :class:`StreamError`. The plain backend responder
+turns a stream that reported a failure into :class:`StreamError` (and one that was cut short or
+carried no valid event into :class:`ProtocolError`). The plain backend responder
 (``agent/turn.py``) and the agent drivers (``agent/drivers/base.py``) both use these two.
 (The module is not called ``fold``: a submodule named like the function it exports would
 replace the package attribute ``forge_cli.stream.fold`` with itself when imported directly.)
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator
 
-from forge_cli.errors import StreamError
+from forge_cli.errors import ProtocolError, StreamError
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.response import Response
 from forge_cli.stream.builder import SnapshotBuilder
@@ -40,11 +41,16 @@ async def fold(
 
 
 def raise_for_failure(builder: SnapshotBuilder) -> None:
-    """Raise :class:`StreamError` when the stream ended with ``error`` or ``response.failed``.
+    """Raise :class:`StreamError` when the stream ended with ``error`` or ``response.failed``,
+    and :class:`ProtocolError` when it carried no valid event or ended without its terminal
+    event (exit 1 on every API; the partial answer stays with the caller).
 
     A run failure goes up to the user; the server's own error code is kept on the exception.
     """
     if builder.terminal not in ("failed", "error"):
+        problem = builder.end_problem()
+        if problem is not None:
+            raise ProtocolError(problem)
         return
     error = builder.error
     message = (

@@ -5,33 +5,116 @@ multi-line ``data:``, CRLF / CR / LF line ends, comments and keep-alives (``:`` 
 Knowledge Forge's closing ``event: done``, and broken JSON. It never raises on server data:
 undecodable payloads become ``StreamEvent("forge.invalid", {...})`` events that the builder
 counts, so debug output can show them.
+
+Bounded and linear (``docs/security.md``): lines are split in time linear in their length; a line
+or an event larger than the limit stops the stream with a :class:`ProtocolError` naming the
+setting that raises it; a payload nested deeper than the JSON limit is an invalid event.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
+from forge_cli import jsonsafe
+from forge_cli.errors import ProtocolError
+from forge_cli.limits import DEFAULT_LIMITS, describe_bytes
 from forge_cli.protocol.events import StreamEvent
 
-__all__ = ["INVALID_EVENT", "SSEDecoder", "aiter_sse_events", "iter_sse_events"]
+__all__ = [
+    "INVALID_EVENT",
+    "LineSplitter",
+    "SSEDecoder",
+    "aiter_sse_events",
+    "event_too_large",
+    "iter_sse_events",
+]
 
 INVALID_EVENT = "forge.invalid"
-"""The type given to a frame whose data is not a JSON object."""
+"""The type given to a frame whose data is not a JSON object (or nests too deeply)."""
+
+
+def event_too_large(what: str, limit: int) -> ProtocolError:
+    """The error for an SSE line or event over the limit, naming the setting that raises it."""
+    return ProtocolError(
+        f"the server sent {what} larger than {describe_bytes(limit)}; the stream was stopped",
+        hint="raise limits.max_event_mb (FORGE_MAX_EVENT_MB) if the server is trusted",
+    )
+
+
+class LineSplitter:
+    """Bytes in any chunking → complete lines (CRLF, CR or LF), in time linear in the input.
+
+    A partial line is kept as a list of pieces and joined once, when its end arrives, so a huge
+    line fed in small chunks costs O(n), not O(n²). A line longer than ``max_line`` raises
+    :func:`event_too_large` as soon as it passes the limit, before more of it is held.
+    """
+
+    __slots__ = ("_max_line", "_pending_cr", "_pieces", "_size")
+
+    def __init__(self, max_line: int = DEFAULT_LIMITS.max_event_bytes) -> None:
+        self._max_line = max_line
+        self._pieces: list[bytes] = []
+        self._size = 0
+        self._pending_cr = False
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The lines ``chunk`` completed, without their line ends."""
+        if not chunk:
+            return []
+        if self._pending_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+        self._pending_cr = chunk.endswith(b"\r")
+        if b"\r" in chunk:
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        parts = chunk.split(b"\n")
+        tail = parts.pop()
+        if parts:
+            if self._pieces:
+                self._pieces.append(parts[0])
+                parts[0] = b"".join(self._pieces)
+                self._pieces = []
+            self._check(len(max(parts, key=len)))
+            self._size = 0
+        if tail:
+            self._size += len(tail)
+            self._check(self._size)
+            self._pieces.append(tail)
+        return parts
+
+    def flush(self) -> bytes | None:
+        """The last line when the input did not end with a line end."""
+        if not self._pieces:
+            return None
+        line = b"".join(self._pieces)
+        self._pieces, self._size = [], 0
+        return line
+
+    def _check(self, size: int) -> None:
+        if size > self._max_line:
+            self._pieces, self._size = [], 0
+            raise event_too_large("a line", self._max_line)
 
 
 class SSEDecoder:
-    """Feed bytes in any chunking; get complete events out."""
+    """Feed bytes in any chunking; get complete events out.
 
-    __slots__ = ("_buffer", "_data", "_done", "_event", "_pending_cr")
+    ``max_event`` bounds one line and one event's data (raises :func:`event_too_large`);
+    ``max_depth`` bounds JSON nesting (a deeper payload is an invalid event; the stream goes on).
+    """
 
-    def __init__(self) -> None:
-        self._buffer = b""
+    __slots__ = ("_data", "_data_size", "_done", "_event", "_lines", "_max_depth", "_max_event")
+
+    def __init__(
+        self, *, max_event: int = DEFAULT_LIMITS.max_event_bytes, max_depth: int | None = None
+    ) -> None:
+        self._lines = LineSplitter(max_event)
+        self._max_event = max_event
+        self._max_depth = max_depth
         self._event: str | None = None
         self._data: list[str] = []
+        self._data_size = 0
         self._done = False
-        self._pending_cr = False
 
     @property
     def done(self) -> bool:
@@ -42,16 +125,8 @@ class SSEDecoder:
         """Decode one chunk of bytes; return the events it completed."""
         if self._done or not chunk:
             return []
-        if self._pending_cr and chunk.startswith(b"\n"):
-            chunk = chunk[1:]
-        self._pending_cr = chunk.endswith(b"\r")
-        buffer = self._buffer + chunk
-        if b"\r" in buffer:
-            buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        lines = buffer.split(b"\n")
-        self._buffer = lines.pop()
         events: list[StreamEvent] = []
-        for raw in lines:
+        for raw in self._lines.feed(chunk):
             event = self._line(raw.decode("utf-8", errors="replace"))
             if event is not None:
                 events.append(event)
@@ -62,9 +137,9 @@ class SSEDecoder:
     def flush(self) -> list[StreamEvent]:
         """Finish: dispatch a last event that was not followed by a blank line."""
         events: list[StreamEvent] = []
-        if self._buffer and not self._done:
-            event = self._line(self._buffer.decode("utf-8", errors="replace"))
-            self._buffer = b""
+        last = self._lines.flush()
+        if last is not None and not self._done:
+            event = self._line(last.decode("utf-8", errors="replace"))
             if event is not None:
                 events.append(event)
         if not self._done:
@@ -82,6 +157,10 @@ class SSEDecoder:
         if value.startswith(" "):
             value = value[1:]
         if name == "data":
+            self._data_size += len(value) + 1
+            if self._data_size > self._max_event:
+                self._data, self._data_size, self._event = [], 0, None
+                raise event_too_large("an event", self._max_event)
             self._data.append(value)
         elif name == "event":
             self._event = value.strip()
@@ -89,20 +168,24 @@ class SSEDecoder:
 
     def _dispatch(self) -> StreamEvent | None:
         name, data_lines = self._event, self._data
-        self._event, self._data = None, []
+        self._event, self._data, self._data_size = None, [], 0
         if name is None and not data_lines:
             return None
         payload = "\n".join(data_lines)
         if name == "done" or payload.strip() == "[DONE]":
             self._done = True
             return StreamEvent("done", {})
-        return _decode(name, payload)
+        return _decode(name, payload, self._max_depth)
 
 
-def _decode(name: str | None, payload: str) -> StreamEvent:
+def _decode(name: str | None, payload: str, max_depth: int | None = None) -> StreamEvent:
     data: Any
     try:
-        data = json.loads(payload) if payload.strip() else {}
+        data = jsonsafe.loads(payload, max_depth=max_depth) if payload.strip() else {}
+    except jsonsafe.JSONTooDeepError as exc:
+        return StreamEvent(
+            INVALID_EVENT, {"event": name, "raw": payload[:2000], "reason": str(exc)}
+        )
     except ValueError:
         return StreamEvent(INVALID_EVENT, {"event": name, "raw": payload[:2000]})
     if not isinstance(data, dict):
@@ -132,9 +215,11 @@ def _flatten_http_error(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def iter_sse_events(chunks: Iterable[bytes]) -> Iterator[StreamEvent]:
+def iter_sse_events(
+    chunks: Iterable[bytes], *, max_event: int = DEFAULT_LIMITS.max_event_bytes
+) -> Iterator[StreamEvent]:
     """Events from an iterable of byte chunks (stops after the end marker)."""
-    decoder = SSEDecoder()
+    decoder = SSEDecoder(max_event=max_event)
     for chunk in chunks:
         yield from decoder.feed(chunk)
         if decoder.done:
@@ -142,9 +227,11 @@ def iter_sse_events(chunks: Iterable[bytes]) -> Iterator[StreamEvent]:
     yield from decoder.flush()
 
 
-async def aiter_sse_events(chunks: AsyncIterable[bytes]) -> AsyncIterator[StreamEvent]:
+async def aiter_sse_events(
+    chunks: AsyncIterable[bytes], *, max_event: int = DEFAULT_LIMITS.max_event_bytes
+) -> AsyncIterator[StreamEvent]:
     """Events from an async iterable of byte chunks (stops after the end marker)."""
-    decoder = SSEDecoder()
+    decoder = SSEDecoder(max_event=max_event)
     async for chunk in chunks:
         for event in decoder.feed(chunk):
             yield event

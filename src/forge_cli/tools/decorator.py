@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 from collections.abc import Callable
@@ -11,6 +10,7 @@ from typing import Any, overload
 from pydantic import BaseModel
 
 from forge_cli.tools.base import BaseTool
+from forge_cli.tools.containment import run_in_daemon_thread
 from forge_cli.tools.context import RunContext
 from forge_cli.tools.schema import function_schema
 
@@ -21,8 +21,8 @@ class CallableTool(BaseTool):
     """A tool backed by a function; the schema comes from its signature and docstring.
 
     Calling the object calls the function unchanged, so decorated functions stay usable as
-    ordinary Python. Sync functions run in a worker thread so a slow one neither blocks the event
-    loop nor escapes the executor's timeout.
+    ordinary Python. Sync functions run in a daemon thread so a slow one neither blocks the event
+    loop, nor escapes the executor's timeout, nor holds the process at exit once abandoned.
     """
 
     def __init__(
@@ -55,7 +55,7 @@ class CallableTool(BaseTool):
             kwargs[self.context_param] = context if context is not None else RunContext()
         if self.is_async:
             return await self.func(**kwargs)
-        return await asyncio.to_thread(self.func, **kwargs)
+        return await run_in_daemon_thread(self.func, **kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)

@@ -23,6 +23,7 @@ from forge_cli.protocol.tools import FunctionTool
 from forge_cli.tools.approval import ApprovalHook
 from forge_cli.tools.base import BaseTool, render_output
 from forge_cli.tools.coerce import coerce_arguments
+from forge_cli.tools.containment import CapturedOutput, ToolAborted, capturing, guard_exits
 from forge_cli.tools.context import RunContext
 from forge_cli.tools.events import (
     FailureKind,
@@ -36,10 +37,14 @@ from forge_cli.tools.events import (
 from forge_cli.tools.hooks import AfterHook, BeforeHook, Block, ToolCall, ToolResult, call_hook
 from forge_cli.tools.toolset import MAX_TOOLS_PER_REQUEST, ToolSet
 
-__all__ = ["DEFAULT_TOOL_TIMEOUT", "ExecutionReport", "ToolExecutor"]
+__all__ = ["DEFAULT_MAX_RESULT_CHARS", "DEFAULT_TOOL_TIMEOUT", "ExecutionReport", "ToolExecutor"]
 
 DEFAULT_TOOL_TIMEOUT = 60.0
 """Seconds a tool may run before its call fails with a timeout result."""
+
+DEFAULT_MAX_RESULT_CHARS = 100_000
+"""The longest tool result sent to the model (``tools.max_result_chars``); longer ones are cut
+with a note saying so."""
 
 _log = logging.getLogger(__name__)
 
@@ -73,6 +78,7 @@ class ToolExecutor:
         timeout: float | None = DEFAULT_TOOL_TIMEOUT,
         coerce_types: bool = True,
         max_tools: int = MAX_TOOLS_PER_REQUEST,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
     ) -> None:
         self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools)
         self.before_hooks = list(before_hooks)
@@ -82,6 +88,7 @@ class ToolExecutor:
         self.timeout = timeout
         self.coerce_types = coerce_types
         self.max_tools = max_tools
+        self.max_result_chars = max_result_chars
 
     def definitions(self) -> tuple[list[FunctionTool], tuple[str, ...]]:
         """Definitions for a request (at most ``max_tools``) and the names left out."""
@@ -190,18 +197,25 @@ class ToolExecutor:
         call, tool = ready.call, ready.tool
         emit(ToolCallStarted(call.call_id, call.name, call.parsed() or {}))
         limit = tool.timeout if tool.timeout is not None else self.timeout
+        printed = CapturedOutput()
         try:
             seen = replace(context or RunContext(), call_id=call.call_id, tool_name=call.name)
-            value = await asyncio.wait_for(tool.invoke(ready.args, seen), limit)
+            with capturing(printed):
+                value = await asyncio.wait_for(guard_exits(tool.invoke(ready.args, seen)), limit)
         except TimeoutError:
             result = _failed(call, f"Error: {call.name!r} timed out after {limit:g} s.", "timeout")
+        except ToolAborted as exc:
+            result = _failed(call, f"Error: {call.name!r} {exc.reason}.", "exception")
         except Exception as exc:  # a tool's own failure goes back to the model
             _log.debug("tool %s raised", call.name, exc_info=True)
             text = f"Error: {call.name!r} raised {type(exc).__name__}: {exc}"
             result = _failed(call, text, "exception")
         else:
             output = render_output(value)
-            result = ToolResult(call.call_id, call.name, output.text, citations=output.citations)
+            text = _cap(output.text, self.max_result_chars)
+            result = ToolResult(call.call_id, call.name, text, citations=output.citations)
+        if printed.total:
+            result = replace(result, printed=printed.text())
         for hook in self.after_hooks:
             replacement = await call_hook(hook, call, result)
             if isinstance(replacement, ToolResult):
@@ -211,6 +225,15 @@ class ToolExecutor:
         else:
             emit(ToolCallFailed(call.call_id, call.name, result.output, _kind(result)))
         return result
+
+
+def _cap(text: str, limit: int | None) -> str:
+    if limit is None or len(text) <= limit:
+        return text
+    return (
+        text[:limit] + f"\n\n[Forge cut this tool result from {len(text)} to {limit} characters "
+        "(setting tools.max_result_chars).]"
+    )
 
 
 def _failed(

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from forge_cli import jsonsafe
 from forge_cli.protocol.citing import Passage
 
 __all__ = ["AfterHook", "BeforeHook", "Block", "ToolCall", "ToolResult", "call_hook"]
@@ -30,7 +31,7 @@ class ToolCall:
     def parsed(self) -> dict[str, Any] | None:
         """The arguments as a dict, or ``None`` when they are not a JSON object."""
         try:
-            value = json.loads(self.arguments or "{}")
+            value = jsonsafe.loads(self.arguments or "{}")
         except ValueError:
             return None
         return value if isinstance(value, dict) else None
@@ -54,6 +55,8 @@ class ToolResult:
     citations: tuple[Passage, ...] = field(default=())
     error_kind: str | None = None
     """For failed calls: unknown_tool, invalid_arguments, exception or timeout."""
+    printed: str = ""
+    """What the tool wrote to stdout/stderr while it ran (captured, never sent to the model)."""
 
     @property
     def is_error(self) -> bool:

@@ -11,12 +11,12 @@ would re-ask an output model; that doubles the cost of every plain question).
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from collections.abc import AsyncIterator
 from typing import Literal
 
+from forge_cli import jsonsafe
 from forge_cli.agent.drivers.base import Driver, TurnResult, TurnUpdate, stream_turn
 from forge_cli.agent.drivers.tool_calling import ToolCallingDriver
 from forge_cli.agent.events import EvaluatorDecision
@@ -48,7 +48,7 @@ def parse_verdict(text: str) -> EvaluatorDecision:
     decision: Literal["FINISHED", "CONTINUE"] = "FINISHED"
     if 0 <= start < end:
         try:
-            data = json.loads(text[start : end + 1])
+            data = jsonsafe.loads(text[start : end + 1])
         except ValueError:
             data = None
         if isinstance(data, dict):

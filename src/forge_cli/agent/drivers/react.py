@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from forge_cli import jsonsafe
 from forge_cli.agent.drivers.base import TurnResult, TurnUpdate, stream_turn
 from forge_cli.agent.events import DriverRetry, Notice
 from forge_cli.agent.state import AgentState
@@ -70,7 +71,7 @@ def parse_decision(text: str, tool_names: set[str]) -> ReActDecision:
     """The decision in ``text``; raise ``ValueError`` with a message the model can act on."""
     candidate = _json_text(text)
     try:
-        data = json.loads(candidate)
+        data = jsonsafe.loads(candidate)
     except json.JSONDecodeError as exc:
         raise ValueError(f"the reply is not valid JSON ({exc.msg})") from exc
     if isinstance(data, dict) and "answer" not in data and data.get("type") == "final_answer":

@@ -27,6 +27,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from forge_cli import jsonsafe
 from forge_cli.protocol.content import OutputText
 from forge_cli.protocol.guards import is_message
 from forge_cli.protocol.items import FunctionCall, OutputItem
@@ -55,7 +56,7 @@ _MAX_SOURCE = 200_000
 def _json_calls(text: str) -> list[TextCall] | None:
     """Calls from a JSON object or a list of them; ``None`` when ``text`` is not such JSON."""
     try:
-        data = json.loads(text)
+        data = jsonsafe.loads(text)
     except (ValueError, RecursionError):
         return None
     entries = data if isinstance(data, list) else [data]
@@ -72,7 +73,7 @@ def _json_calls(text: str) -> list[TextCall] | None:
         arguments = entry.get("arguments", entry.get("parameters", {}))
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments or "{}")
+                arguments = jsonsafe.loads(arguments or "{}")
             except (ValueError, RecursionError):
                 return None
         if not isinstance(arguments, dict):

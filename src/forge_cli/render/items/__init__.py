@@ -10,6 +10,9 @@ from forge_cli.protocol.guards import (
     is_function_call,
     is_function_call_output,
     is_list_documents_call,
+    is_mcp_approval_request,
+    is_mcp_call,
+    is_mcp_list_tools,
     is_message,
     is_page_reader_call,
     is_reasoning,
@@ -24,6 +27,11 @@ from forge_cli.render.items.function import (
     render_function_output,
 )
 from forge_cli.render.items.generic import render_unknown
+from forge_cli.render.items.mcp import (
+    render_mcp_approval_request,
+    render_mcp_call,
+    render_mcp_list_tools,
+)
 from forge_cli.render.items.message import markdown_block, refusal_line, render_message
 from forge_cli.render.items.readers import render_file_reader, render_page_reader
 from forge_cli.render.items.reasoning import render_reasoning
@@ -68,6 +76,9 @@ ITEM_RENDERERS = ItemRegistry(
         RegistryEntry(is_function_call, render_function_call, "status"),
         RegistryEntry(is_function_call_output, render_function_output, "status"),
         RegistryEntry(is_computer_call, render_computer_call, "status"),
+        RegistryEntry(is_mcp_call, render_mcp_call, "status"),
+        RegistryEntry(is_mcp_list_tools, render_mcp_list_tools, "status"),
+        RegistryEntry(is_mcp_approval_request, render_mcp_approval_request, "status"),
         RegistryEntry(is_unknown_item, render_unknown, "status"),
     ],
     fallback=RegistryEntry(accept_any, render_unknown, "status"),

@@ -30,4 +30,10 @@ def render_code_interpreter(
     logs = [line for line in item.logs().splitlines() if line.strip()]
     for line in logs[-LOG_LINES:]:
         lines.append(f"{ctx.glyphs.arrow} {clip(line, 80, ctx.glyphs.ellipsis)}")
+    files = item.files()
+    if files:
+        shown = ", ".join(clip(name, 40, ctx.glyphs.ellipsis) for name in files[:LOG_LINES])
+        more = f" +{len(files) - LOG_LINES} more" if len(files) > LOG_LINES else ""
+        word = "file" if len(files) == 1 else "files"
+        lines.append(f"{ctx.glyphs.arrow} {len(files)} {word}: {shown}{more}")
     return [head, *sub_lines(ctx, lines)]

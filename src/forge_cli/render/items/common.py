@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.text import Text
 
+from forge_cli.redact import redact
 from forge_cli.render.context import RenderContext
 from forge_cli.render.glyphs import status_look
 from forge_cli.render.timing import format_elapsed
@@ -42,7 +43,7 @@ Detail = str | Text
 
 def safe(value: object) -> str:
     """Untrusted value → one safe line of text."""
-    return sanitize_inline("" if value is None else str(value))
+    return sanitize_inline(redact("" if value is None else str(value)))
 
 
 def clip(value: object, limit: int, ellipsis: str = "…") -> str:

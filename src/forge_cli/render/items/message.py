@@ -17,6 +17,7 @@ from rich.text import Text
 
 from forge_cli.protocol.citations import cite_message
 from forge_cli.protocol.items import Message
+from forge_cli.redact import redact
 from forge_cli.render.context import RenderContext
 from forge_cli.render.items.common import safe
 from forge_cli.sanitize import sanitize
@@ -61,7 +62,7 @@ class BlockMarkdown(Markdown):
 
 def markdown_block(text: str) -> Markdown:
     """One block of answer text, sanitised, as Markdown."""
-    return BlockMarkdown(sanitize(text))
+    return BlockMarkdown(sanitize(redact(text)))
 
 
 def refusal_line(refusal: str, ctx: RenderContext) -> Text:

@@ -71,8 +71,9 @@ def render_web_search(item: WebSearchCall, key: str, ctx: RenderContext) -> list
         return [head]
     lines: list[Detail] = []
     for source in sources[:TOP]:
-        title = clip(source.title or source.url, 60, ctx.glyphs.ellipsis)
-        lines.append(f"{title}{ctx.glyphs.sep}{clip(_domain(source.url), 40)}")
+        title = clip(source.label, 60, ctx.glyphs.ellipsis)
+        where = _domain(source.url) if source.url else source.type  # an "api" feed has no URL
+        lines.append(f"{title}{ctx.glyphs.sep}{clip(where, 40)}")
     if len(sources) > TOP:
         lines.append(f"+{len(sources) - TOP} more")
     return [head, *sub_lines(ctx, lines)]

@@ -10,6 +10,7 @@ from forge_cli.repl.commands import session_cmds  # noqa: F401  (registers built
 from forge_cli.repl.commands import settings_cmds  # noqa: F401
 from forge_cli.repl.commands import store_cmds  # noqa: F401
 from forge_cli.repl.commands import knowledge_cmds  # noqa: F401
+from forge_cli.repl.commands import mcp_cmds  # noqa: F401
 
 # isort: on
 from forge_cli.repl.commands.registry import (

@@ -66,6 +66,14 @@ async def upload_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     with ProgressLine(session.out) as progress:
         report = await knowledge.upload_files(paths, vector_store_id=store_id, progress=progress)
     results = report.results
+    if report.interrupted:  # Ctrl+C: what was committed is kept; say so and stop here
+        kept = sum(1 for r in results if r.ok)
+        lines = [result_line(r) for r in results]
+        lines.append(
+            f"Interrupted: {kept} file(s) added to {store_id} and kept, "
+            f"{len(results) - kept} rejected, {report.not_started} not started."
+        )
+        return CommandResult(message="\n".join(lines))
     if not results:
         return CommandResult(message="No supported files found.")
     stored = sum(1 for r in results if r.ok)
@@ -74,6 +82,9 @@ async def upload_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     if vs is None and target not in active:
         session.settings.vector_stores = [*active, target]
         lines.append(f"{target} ({UPLOADS_STORE}) is now an active vector store.")
+    if session.settings.vector_stores and "file-search" not in session.settings.tools:
+        session.settings.tools = [*session.settings.tools, "file-search"]  # as /vs use does
+        lines.append("File search is on.")
     return CommandResult(message="\n".join(lines))
 
 

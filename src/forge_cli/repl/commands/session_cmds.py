@@ -106,13 +106,26 @@ async def status_cmd(session: ChatSession, args: list[str]) -> CommandResult:
         f"backend       {conv.api or '?'}{f' {conv.base_url}' if conv.base_url else ''}",
         f"model         {settings.model or session.default_model or 'default'}",
         f"effort        {settings.effort or 'default'}",
-        f"tools         {', '.join(settings.tools) or 'none'}",
-        f"vector stores {', '.join(settings.vector_stores) or 'none'}",
+        *_scope_lines(session),
         f"reasoning     {'shown' if settings.reasoning else 'hidden'}",
         f"turns         {len(conv.turns)}",
         f"tokens used   {conv.tokens_used}",
     ]
     return CommandResult(message="\n".join(lines))
+
+
+def _scope_lines(session: ChatSession) -> list[str]:
+    settings = session.settings
+    if not settings.tools and session.conversation.api == "local":
+        scope = session.default_scope or "all stores"
+        return [
+            "tools         none enabled: the built-in engine runs file-search by default",
+            f"vector stores {scope} (engine.default_vector_stores)",
+        ]
+    return [
+        f"tools         {', '.join(settings.tools) or 'none'}",
+        f"vector stores {', '.join(settings.vector_stores) or 'none'}",
+    ]
 
 
 @command("debug", "Turn debug output on or off", usage="/debug on|off", arguments=ON_OFF)

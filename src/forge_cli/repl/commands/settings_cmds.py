@@ -55,6 +55,16 @@ async def _vs_list(session: ChatSession) -> str:
     return "\n".join(lines)
 
 
+async def _known(session: ChatSession, refs: list[str]) -> list[str]:
+    """``refs`` resolved to store ids; an unknown or ambiguous name is refused now, not at the
+    next question."""
+    if session.knowledge is None:
+        return refs
+    from forge_cli.knowledge.client import resolve_vector_store
+
+    return [(await resolve_vector_store(session.knowledge, ref)).id for ref in refs]
+
+
 @command(
     "vs",
     "Vector stores: list, add, remove, clear, use",
@@ -69,6 +79,7 @@ async def vs_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     if action == "clear":
         current = []
     elif action in ("add", "use") and ids:
+        ids = await _known(session, ids)
         current = ids if action == "use" else current + [i for i in ids if i not in current]
     elif action == "remove" and ids:
         current = [i for i in current if i not in ids]

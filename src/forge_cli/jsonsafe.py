@@ -1,0 +1,89 @@
+"""JSON parsing with a nesting limit, for every JSON text that comes from outside.
+
+``json.loads`` recurses once per nesting level: ``[[[[…]]]]`` a few thousand deep raises
+``RecursionError``, which no caller expects, and values nested a few hundred deep make every
+later recursive walk (validation, rendering, ``json.dumps``) slow or fragile. :func:`loads`
+refuses such text with :class:`JSONTooDeepError`, a :class:`ValueError` like every other JSON
+error, so callers that treat bad JSON as bad input handle it with no extra code.
+
+The depth check is linear: a text with few brackets is parsed at once; otherwise strings are
+stripped with one regular expression and the brackets counted. This module imports nothing of ours
+but :mod:`forge_cli.limits`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from itertools import accumulate
+from typing import Any
+
+from forge_cli.limits import DEFAULT_LIMITS
+
+__all__ = ["JSONTooDeepError", "json_depth", "loads", "max_depth", "set_max_depth"]
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+_lock = threading.Lock()
+_max_depth = DEFAULT_LIMITS.max_json_depth
+
+
+class JSONTooDeepError(ValueError):
+    """A JSON text nests deeper than the limit."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"JSON nested deeper than {limit} levels (limits.max_json_depth raises the limit)"
+        )
+        self.limit = limit
+
+
+def set_max_depth(depth: int) -> None:
+    """Set the process-wide default nesting limit (from the ``limits.max_json_depth`` setting)."""
+    global _max_depth
+    if depth < 1:
+        raise ValueError("the JSON nesting limit must be at least 1")
+    with _lock:
+        _max_depth = depth
+
+
+def max_depth() -> int:
+    """The process-wide default nesting limit."""
+    return _max_depth
+
+
+def json_depth(text: str | bytes) -> int:
+    """How deeply ``text`` nests arrays and objects (brackets inside strings do not count).
+
+    For malformed text this is an estimate, which is fine: the parser rejects it anyway.
+    """
+    data = text.encode("utf-8", errors="surrogatepass") if isinstance(text, str) else text
+    if b'"' in data:
+        data = _STRING.sub(b"", data)
+    brackets = _NOT_BRACKET.sub(b"", data)
+    if not brackets:
+        return 0
+    return max(0, max(accumulate(_STEP[b] for b in brackets)))
+
+
+def loads(text: str | bytes, *, max_depth: int | None = None) -> Any:
+    """``json.loads(text)``, refusing nesting deeper than ``max_depth`` (default: the setting).
+
+    Raises :class:`JSONTooDeepError` (a ``ValueError``) when too deep, ``ValueError`` for bad
+    JSON (``json.JSONDecodeError`` and ``UnicodeDecodeError`` both are).
+    """
+    limit = _max_depth if max_depth is None else max_depth
+    openers = (
+        text.count("[") + text.count("{")
+        if isinstance(text, str)
+        else text.count(b"[") + text.count(b"{")
+    )
+    if openers > limit and json_depth(text) > limit:
+        raise JSONTooDeepError(limit)
+    try:
+        return json.loads(text)
+    except RecursionError:  # only if the limit was set above what the interpreter allows
+        raise JSONTooDeepError(limit) from None

@@ -1,0 +1,224 @@
+"""The embedded embedding model: WordLlama's 256-dimension token embeddings, fully offline.
+
+The ``wordllama`` wheel ships its weights (``weights/l2_supercat_256.safetensors``) and its
+tokenizer (``tokenizers/l2_supercat_tokenizer_config.json``). A text's vector is the mean of its
+tokens' embeddings (what ``WordLlama.embed`` computes), normalised to unit length. We read the
+two files ourselves instead of importing the ``wordllama`` package: its import pulls in
+``requests`` and its download logic, a quarter of a second that a search should not pay, and
+its default loader tries the network first.
+
+Nothing heavy is imported until the first :meth:`LocalEmbedder.embed` call: then numpy loads,
+the vocabulary is read and the weights are memory-mapped (rows are read as used); the
+``tokenizers`` tokenizer is built only for a word that is not a single vocabulary entry, which
+most queries never contain.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import threading
+from itertools import chain
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from forge_cli.errors import KnowledgeError
+from forge_cli.knowledge._numpy import prepare as prepare_numpy
+from forge_cli.knowledge.query import STOPWORDS
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["LOCAL_MODEL_NAME", "LocalEmbedder", "local_model_available"]
+
+LOCAL_MODEL_NAME = "wordllama/l2_supercat-256"
+"""The name stored with each vector this embedder makes (see ``embedding_models``)."""
+_WEIGHTS = "weights/l2_supercat_256.safetensors"
+_TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
+_TENSOR = "embedding.weight"
+_WORD_CACHE = 64_000
+"""Distinct words whose vectors are remembered (64 MB at most)."""
+_WORD = re.compile(r"\w+")
+"""A word: a run of letters, digits and underscores (punctuation and markup carry no topic)."""
+
+
+def _package_dir() -> Path | None:
+    spec = importlib.util.find_spec("wordllama")  # finds the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def local_model_available() -> bool:
+    """True when the wordllama wheel and its bundled files are installed."""
+    root = _package_dir()
+    return root is not None and (root / _WEIGHTS).is_file() and (root / _TOKENIZER).is_file()
+
+
+def _map_weights(path: Path) -> npt.NDArray[np.float16]:
+    """The float16 ``(vocabulary, 256)`` table of a safetensors file, memory-mapped."""
+    prepare_numpy()
+    import numpy as np
+
+    with path.open("rb") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        header = json.loads(handle.read(size))
+    tensor = header.get(_TENSOR) or {}
+    shape = tensor.get("shape") or []
+    if tensor.get("dtype") != "F16" or len(shape) != 2:
+        raise KnowledgeError(f"unexpected embedding weights in {path} ({tensor!r:.80})")
+    start = 8 + size + int(tensor["data_offsets"][0])
+    return np.memmap(path, dtype=np.float16, mode="r", offset=start, shape=(shape[0], shape[1]))
+
+
+class LocalEmbedder:
+    """Embeds texts with the bundled WordLlama model; no network, no download."""
+
+    name = LOCAL_MODEL_NAME
+    dimensions = 256
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tokenizer: Any = None
+        self._weights: Any = None
+        self._word_rows_cache: dict[str, int] = {}
+        self._word_vectors: Any = None
+        self._vocab: dict[str, int] = {}
+        self._word_start: Any = None
+
+    def _load(self) -> npt.NDArray[np.float16]:
+        """The token-embedding table, memory-mapped (rows are read as they are used).
+
+        Only the vocabulary is read up front; the tokenizer itself is built on the first word
+        that is not a single vocabulary entry (:meth:`_tokenize`), which most queries never have.
+        """
+        with self._lock:
+            if self._weights is None:
+                root = _package_dir()
+                if root is None or not local_model_available():
+                    raise KnowledgeError(
+                        "the embedded embedding model is not installed (package wordllama)",
+                        hint="pip install wordllama, or configure engine.embeddings_base_url",
+                    )
+                prepare_numpy()
+                import numpy as np
+
+                weights = _map_weights(root / _WEIGHTS)
+                with (root / _TOKENIZER).open(encoding="utf-8") as handle:
+                    vocab = json.load(handle)["model"]["vocab"]
+                self._vocab = {str(k): int(v) for k, v in vocab.items()}
+                self._word_vectors = np.zeros((0, weights.shape[1]), dtype=np.float32)
+                self._weights = weights
+            weights_table: npt.NDArray[np.float16] = self._weights
+            return weights_table
+
+    def _tokenizer_and_starts(self) -> tuple[Any, npt.NDArray[np.bool_]]:
+        """The tokenizer, and which token ids start a word ("▁…"); built on first use."""
+        if self._tokenizer is None:
+            prepare_numpy()
+            import numpy as np
+            from tokenizers import Tokenizer
+
+            root = _package_dir()
+            assert root is not None  # _load checked it
+            tokenizer = Tokenizer.from_file(str(root / _TOKENIZER))
+            tokenizer.no_padding()
+            tokenizer.no_truncation()
+            starts = np.zeros(self._weights.shape[0], dtype=bool)
+            for piece, token in self._vocab.items():
+                if piece.startswith("▁") and 0 <= token < starts.shape[0]:
+                    starts[token] = True
+            self._word_start = starts
+            self._tokenizer = tokenizer
+        return self._tokenizer, self._word_start
+
+    def _word_rows(
+        self, weights: npt.NDArray[np.float16], texts: list[str]
+    ) -> tuple[list[int], list[int]]:
+        """Each text as rows of the word-vector table (concatenated), and its word count.
+
+        The model is a bag of tokens (a text's vector is the sum of its tokens' vectors), and
+        its SentencePiece tokenizer never merges across a word boundary, so a text's vector is
+        the sum of its words' vectors. Words are runs of letters/digits ("open()," is "open");
+        each distinct word is embedded once and remembered (tokenizing every text whole was the
+        slowest step of ingest): a word that is one vocabulary entry ("▁" + word) needs no
+        tokenizer run at all.
+        """
+        prepare_numpy()
+        import numpy as np
+
+        cache = self._word_rows_cache
+        split = list(map(_WORD.findall, texts))
+        flat = list(chain.from_iterable(split))
+        new = sorted(set(flat).difference(cache))
+        if new:
+            if len(cache) + len(new) > _WORD_CACHE:
+                cache.clear()
+                self._word_vectors = self._word_vectors[:0]
+            vectors = np.zeros((len(new), weights.shape[1]), dtype=np.float32)
+            # Stopwords stay zero: they say nothing about the topic, and in a mean of word
+            # vectors they drown the words that do (as punctuation and markup would).
+            single = [-2 if w.lower() in STOPWORDS else self._vocab.get("▁" + w, -1) for w in new]
+            known = [n for n, i in enumerate(single) if i >= 0]
+            if known:
+                vectors[known] = weights[[single[n] for n in known]]
+            rest = [n for n, i in enumerate(single) if i == -1]
+            if rest:
+                for n, ids in zip(rest, self._tokenize([new[n] for n in rest]), strict=True):
+                    vectors[n] = weights[ids].sum(axis=0, dtype=np.float32)
+            base = len(cache)
+            self._word_vectors = np.concatenate((self._word_vectors, vectors))
+            cache.update((word, base + n) for n, word in enumerate(new))
+        return list(map(cache.__getitem__, flat)), list(map(len, split))
+
+    def _tokenize(self, words: list[str]) -> list[npt.NDArray[np.int64]]:
+        """The token ids of each word (none contains whitespace).
+
+        The words are tokenized as one space-separated text, which is many times faster than
+        one tokenizer input per word, and split where a token starts a word ("▁…"). Should the
+        split not come out one piece per word, each word is tokenized on its own instead.
+        """
+        prepare_numpy()
+        import numpy as np
+
+        tokenizer, word_start = self._tokenizer_and_starts()
+        top = self._weights.shape[0] - 1
+        encoding = tokenizer.encode(" ".join(words), add_special_tokens=False)
+        ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, top)
+        starts = np.nonzero(word_start[ids])[0]
+        if len(starts) == len(words) and (len(starts) == 0 or starts[0] == 0):
+            return np.split(ids, starts[1:])
+        encodings = tokenizer.encode_batch_fast(words, add_special_tokens=False)
+        return [np.clip(np.asarray(e.ids, dtype=np.int64), 0, top) for e in encodings]
+
+    def embed_array(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """Unit vectors for ``texts`` as a ``(len(texts), 256)`` float32 array.
+
+        A text without any word gets the zero vector.
+        """
+        prepare_numpy()
+        import numpy as np
+
+        weights = self._load()
+        out = np.zeros((len(texts), weights.shape[1]), dtype=np.float32)
+        with self._lock:
+            all_rows, all_lengths = self._word_rows(weights, texts)
+            table = self._word_vectors
+        rows = np.asarray(all_rows, dtype=np.int64)
+        ends = np.cumsum(np.asarray(all_lengths, dtype=np.int64)).tolist()
+        begin = 0
+        for n, end in enumerate(ends):
+            if end > begin:  # one small gather and sum per text (np.add.reduceat is far slower)
+                out[n] = table[rows[begin:end]].sum(axis=0)
+            begin = end
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        out /= norms
+        return out
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One unit vector per text, in order (the :class:`Embedder` protocol)."""
+        result: list[list[float]] = self.embed_array(texts).tolist()
+        return result

@@ -1,0 +1,219 @@
+"""Ranking that does not depend on the storage engine: BM25, dense scores and their fusion.
+
+Everything here takes plain numbers and candidate lists -- never a database connection -- so any
+store can rank the same way: the SQLite store gets its BM25 scores and term statistics from FTS5
+and its vectors from a table; a PostgreSQL store can fetch the same statistics with its own SQL
+(its built-in ``ts_rank`` ranks far worse) and call the same functions.
+
+* :func:`bm25` scores one document from term statistics with the formula FTS5 uses (Robertson's
+  IDF floored at a tiny positive value, ``k1 = 1.2``, ``b = 0.75``, per-column weights).
+* :func:`dense_top` ranks stored unit vectors by cosine similarity to a query vector.
+* :func:`fuse` combines rankings by weighted reciprocal rank fusion (:class:`Fusion`: k = 60,
+  dense weighted 2:1), the choice measured best on ``benchmarks/bench_retrieval.py``
+  (``docs/adr/0009-hybrid-retrieval.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from forge_cli.knowledge._numpy import prepare as prepare_numpy
+
+if TYPE_CHECKING:  # numpy is imported only by the functions that need it
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "DEFAULT_FUSION",
+    "Fusion",
+    "TermStats",
+    "bm25",
+    "coarse_matrix",
+    "dense_top",
+    "document_boost",
+    "fuse",
+    "idf",
+    "ranked",
+]
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+_MIN_IDF = 1e-6
+
+
+@dataclass(frozen=True, slots=True)
+class TermStats:
+    """One query term in one document: its frequency per column and its document frequency."""
+
+    tf: Sequence[int]
+    """Occurrences of the term in each column of the document (e.g. heading, text)."""
+    df: int
+    """How many documents of the collection contain the term."""
+
+
+def idf(df: int, n_docs: int) -> float:
+    """Robertson/Sparck Jones IDF as FTS5 computes it (never below a tiny positive value)."""
+    value = math.log((n_docs - df + 0.5) / (df + 0.5))
+    return value if value > 0 else _MIN_IDF
+
+
+def bm25(
+    terms: Sequence[TermStats],
+    doc_lengths: Sequence[int],
+    avg_lengths: Sequence[float],
+    n_docs: int,
+    weights: Sequence[float] = (1.0,),
+    *,
+    k1: float = BM25_K1,
+    b: float = BM25_B,
+) -> float:
+    """The BM25 score (higher is better) of one document for the query ``terms``.
+
+    ``doc_lengths``/``avg_lengths`` are token counts per column; ``weights`` weights each column
+    (FTS5: ``bm25(fts, 1.5, 1.0)``). Equals minus what FTS5's ``bm25()`` returns.
+    """
+    score = 0.0
+    for term in terms:
+        weight_idf = idf(term.df, n_docs)
+        for column, tf in enumerate(term.tf):
+            if tf <= 0:
+                continue
+            weight = weights[column] if column < len(weights) else 1.0
+            avg = avg_lengths[column] or 1.0
+            norm = k1 * (1 - b + b * doc_lengths[column] / avg)
+            score += weight * weight_idf * (tf * (k1 + 1)) / (tf + norm)
+    return score
+
+
+COARSE_DIMS = 64
+"""Leading dimensions used for the first pass over a large matrix (see :func:`dense_top`)."""
+COARSE_MIN_ROWS = 20_000
+_RESCORE_MIN = 1_000
+
+
+def coarse_matrix(matrix: npt.NDArray[np.float32]) -> npt.NDArray[np.float32] | None:
+    """The first-pass copy of a large matrix (its leading :data:`COARSE_DIMS` columns).
+
+    Matryoshka-trained models (WordLlama) keep most of their meaning in the leading dimensions,
+    and a 64-column copy of 50,000 vectors is small enough to scan in about a millisecond.
+    """
+    prepare_numpy()
+    import numpy as np
+
+    if matrix.shape[0] < COARSE_MIN_ROWS or matrix.shape[1] <= COARSE_DIMS:
+        return None
+    return np.ascontiguousarray(matrix[:, :COARSE_DIMS])
+
+
+def dense_top(
+    matrix: npt.NDArray[np.float32],
+    query: npt.NDArray[np.float32],
+    limit: int,
+    mask: npt.NDArray[np.bool_] | None = None,
+    coarse: npt.NDArray[np.float32] | None = None,
+) -> list[tuple[int, float]]:
+    """The ``limit`` rows of ``matrix`` (unit vectors) most similar to ``query``, best first.
+
+    Returns (row index, cosine similarity); rows where ``mask`` is False are skipped. With a
+    ``coarse`` matrix (:func:`coarse_matrix`), all rows are first scored on its columns and only
+    the best ``max(1000, 20 × limit)`` are scored exactly.
+    """
+    prepare_numpy()
+    import numpy as np
+
+    if matrix.shape[0] == 0 or limit <= 0:
+        return []
+    keep = max(_RESCORE_MIN, 20 * limit)
+    if coarse is not None and coarse.shape[0] == matrix.shape[0] and keep < matrix.shape[0]:
+        approx = coarse @ query[: coarse.shape[1]]
+        if mask is not None:
+            approx = np.where(mask, approx, -np.inf)
+        rows = np.argpartition(-approx, keep - 1)[:keep]
+        rows = rows[np.isfinite(approx[rows])]
+        scores = matrix[rows] @ query
+    else:
+        rows = np.arange(matrix.shape[0])
+        scores = matrix @ query
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+    n = min(limit, scores.shape[0])
+    if n == 0:
+        return []
+    top = np.argpartition(-scores, n - 1)[:n] if n < scores.shape[0] else np.arange(n)
+    top = top[np.argsort(-scores[top], kind="stable")]
+    return [(int(rows[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+
+
+@dataclass(frozen=True, slots=True)
+class Fusion:
+    """How keyword and dense rankings are fused (weighted reciprocal rank fusion).
+
+    Each candidate scores ``sum(weight / (k + rank))`` over the rankings it appears in; scores
+    are divided by the best possible one, so they fall in 0..1.
+    """
+
+    k: int = 60
+    keyword_weight: float = 1.0
+    dense_weight: float = 2.0
+    """Dense counts double: measured best MRR@10 and hit@1 on both benchmark corpora."""
+    pool: int = 50
+    """How many candidates each ranking contributes."""
+    document_weight: float = 0.0
+    """Share of the other candidates of the same document added to a candidate's score."""
+
+
+DEFAULT_FUSION = Fusion()
+
+
+def fuse(
+    rankings: Sequence[Sequence[int]],
+    weights: Sequence[float] | None = None,
+    k: int = DEFAULT_FUSION.k,
+) -> dict[int, float]:
+    """Fuse ranked id lists by weighted reciprocal rank fusion; scores normalised to 0..1."""
+    if not rankings:
+        return {}
+    weights = list(weights) if weights is not None else [1.0] * len(rankings)
+    if len(weights) != len(rankings):
+        raise ValueError("one weight per ranking is required")
+    fused: dict[int, float] = {}
+    for ranking, weight in zip(rankings, weights, strict=True):
+        for rank, item in enumerate(ranking, start=1):
+            fused[item] = fused.get(item, 0.0) + weight / (k + rank)
+    best = sum(weights) / (k + 1)
+    if best <= 0:
+        return dict.fromkeys(fused, 0.0)
+    return {item: min(1.0, score / best) for item, score in fused.items()}
+
+
+def ranked(scores: Mapping[int, float]) -> list[tuple[int, float]]:
+    """Scores as a list, best first (ties broken by id, so the order is stable)."""
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def document_boost(
+    scores: Mapping[int, float], documents: Mapping[int, str], weight: float
+) -> dict[int, float]:
+    """Add ``weight`` times the scores of the other candidates from the same document.
+
+    A page with several good passages is more likely the answer than a page with one; the
+    result is renormalised to 0..1.
+    """
+    if weight <= 0 or not scores:
+        return dict(scores)
+    totals: dict[str, float] = {}
+    for item, score in scores.items():
+        doc = documents.get(item)
+        if doc is not None:
+            totals[doc] = totals.get(doc, 0.0) + score
+    boosted = {
+        item: score + weight * (totals.get(documents.get(item, ""), score) - score)
+        for item, score in scores.items()
+    }
+    best = max(boosted.values())
+    return {item: s / best for item, s in boosted.items()} if best > 0 else boosted

@@ -1,0 +1,80 @@
+"""Issue 14 item 3: one truth for the search scope — `--vs` means search those stores, unknown
+and ambiguous store names are refused when named, `engine.default_vector_stores` is settable and
+is what the built-in engine searches by default, and the chat says what will be searched."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from forge_cli.conversations import Conversation
+from forge_cli.knowledge.client import LocalKnowledgeClient
+from forge_cli.knowledge.store import KnowledgeStore
+from forge_cli.repl import ChatSession
+from forge_cli.repl.prompt import toolbar_text
+
+Forge = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def _store(forge: Forge, tmp_path: Path, name: str, text: str) -> str:
+    doc = tmp_path / f"{name}.md"
+    doc.write_text(text)
+    proc = forge("vs", "create", name, str(doc), "--json")
+    assert proc.returncode == 0, proc.stderr
+    return str(json.loads(proc.stdout)["vector_store"]["id"])
+
+
+def test_vs_alone_searches_those_stores(forge: Forge, tmp_path: Path) -> None:
+    store = _store(forge, tmp_path, "pets", "Our cat Miso sleeps on the radiator all winter.\n")
+    proc = forge("ask", "--vs", "pets", "--json", "Where does Miso sleep?")
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(proc.stdout)
+    [call] = [item for item in document["items"] if item["type"] == "file_search_call"]
+    assert call["status"] == "completed"
+    assert any(c.get("filename") == "pets.md" for c in document["citations"]), store
+
+
+def test_default_vector_stores_is_settable_and_used(forge: Forge, tmp_path: Path) -> None:
+    _store(forge, tmp_path, "pets", "Our cat Miso sleeps on the radiator all winter.\n")
+    _store(forge, tmp_path, "garden", "The radiator in the shed heats the seedlings.\n")
+    assert forge("config", "set", "engine.default_vector_stores", "garden").returncode == 0
+    proc = forge("ask", "--json", "Where is the radiator?")
+    assert proc.returncode == 0, proc.stderr
+    cited = {c.get("filename") for c in json.loads(proc.stdout)["citations"]}
+    assert cited == {"garden.md"}
+
+
+def test_ambiguous_store_names_are_an_error(forge: Forge, tmp_path: Path) -> None:
+    _store(forge, tmp_path, "twin", "one\n")
+    (tmp_path / "b").mkdir()
+    _store(forge, tmp_path / "b", "twin", "two\n")
+    proc = forge("vs", "show", "twin")
+    assert proc.returncode == 2
+    assert "2 vector stores are named 'twin'" in proc.stderr
+
+
+@pytest.mark.anyio
+async def test_the_chat_refuses_unknown_stores_and_shows_the_default_scope(
+    tmp_path: Path,
+) -> None:
+    store = KnowledgeStore(tmp_path / "k.db")
+    client = LocalKnowledgeClient(store)
+    out = io.StringIO()
+
+    async def responder(request: object):  # type: ignore[no-untyped-def]  # never asked
+        yield None
+
+    session = ChatSession(Conversation(api="local"), responder, out=out, knowledge=client)
+    assert "file-search (default)" in toolbar_text(session)
+    assert "all stores" in toolbar_text(session)
+    await session.handle_line("/vs add nope")
+    assert "error: no vector store with id or name 'nope'" in out.getvalue()
+    assert session.settings.vector_stores == []
+    await session.handle_line("/status")
+    assert "the built-in engine runs file-search by default" in out.getvalue()
+    store.close()

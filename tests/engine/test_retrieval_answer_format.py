@@ -1,0 +1,79 @@
+"""The retrieval-only answer: one citation per passage, grouped by document with pages, and a
+plain statement that no model is configured with how to configure one."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from engine_helpers import collect, file_search_request
+
+from forge_cli.engine import Engine, EngineConfig
+from forge_cli.engine.retrieval import FIRST_LINE, MODEL_HINT
+from forge_cli.knowledge import KnowledgeStore
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "knowledge"))
+from knowledge_helpers import make_pdf
+
+pytestmark = pytest.mark.anyio
+
+PAGES = [
+    "The harbour light is lit at dusk. The keeper checks the harbour light every hour.",
+    "Storms bring heavy rain. Nothing here concerns the light.",
+    "At dawn the keeper puts out the harbour light. The harbour light rests during the day.",
+]
+
+
+async def _answer(store: KnowledgeStore, vs: str, question: str) -> dict[str, Any]:
+    engine = Engine(store, EngineConfig(seed=False))
+    events = await collect(engine.stream(file_search_request(vs, question)))
+    message = events[-1].data["response"]["output"][-1]
+    content: dict[str, Any] = message["content"][0]
+    return content
+
+
+async def test_each_passage_is_cited_once_grouped_by_document_with_pages(
+    tmp_path: Path,
+) -> None:
+    with KnowledgeStore(tmp_path / "k.db") as store:
+        vs = store.create_vector_store("s").id
+        store.add_file(make_pdf(PAGES), "keeper.pdf", vector_store_id=vs)
+        store.add_file(
+            b"# Lamps\n\nA harbour light uses a lamp. The light is bright.\n\n"
+            b"The harbour light was electrified in 1920.",
+            "lamps.md",
+            vector_store_id=vs,
+        )
+        content = await _answer(store, vs, "when is the harbour light lit")
+    text, annotations = content["text"], content["annotations"]
+    assert text.startswith(FIRST_LINE)
+    assert text.rstrip().endswith(MODEL_HINT)
+    assert "engine.upstream_base_url" in MODEL_HINT  # the setting docs/engine.md names
+    quotes = [line for line in text.splitlines() if line.startswith("> ")]
+    assert quotes
+    assert len(annotations) == len(quotes)
+    for annotation in annotations:  # each citation sits at the end of its quote
+        line_end = text.rfind("\n", 0, annotation["index"]) + 1
+        assert text[line_end : annotation["index"]].startswith("> ")
+        assert annotation["index"] == len(text) or text[annotation["index"]] == "\n"
+    headings = [line for line in text.splitlines() if line.startswith("From ")]
+    assert len(headings) == len({a["file_id"] for a in annotations})  # one heading per document
+    pdf_heading = next(h for h in headings if "keeper.pdf" in h)
+    pdf_pages = sorted({a["page"] for a in annotations if a["filename"] == "keeper.pdf"})
+    label = "p." if len(pdf_pages) == 1 else "pp."
+    assert f"({label} {', '.join(map(str, pdf_pages))})" in pdf_heading
+    md_heading = next(h for h in headings if "lamps.md" in h)
+    assert "p." not in md_heading  # no pages, no page numbers
+    assert all("page" not in a for a in annotations if a["filename"] == "lamps.md")
+
+
+async def test_nothing_found_still_says_how_to_configure_a_model(tmp_path: Path) -> None:
+    with KnowledgeStore(tmp_path / "k.db") as store:
+        vs = store.create_vector_store("s").id
+        store.add_file(b"# Bread\n\nYeast makes dough rise.", "bread.md", vector_store_id=vs)
+        content = await _answer(store, vs, "zeppelin")
+    assert "no language model is configured" in content["text"]
+    assert content["text"].rstrip().endswith(MODEL_HINT)
+    assert content["annotations"] == []
