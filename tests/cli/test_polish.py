@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -43,3 +44,33 @@ def test_list_documents_alone_does_not_claim_there_is_nothing_to_search(forge: F
     assert "nothing to search" not in proc.stdout
     assert "the documents are listed below" in proc.stdout
     assert "01-getting-started.md" in proc.stdout
+
+
+def test_a_documentation_folder_ingest_skips_generated_files_and_summarises(
+    forge: Forge, tmp_path: Path
+) -> None:
+    html = tmp_path / "html"
+    (html / "_static").mkdir(parents=True)
+    (html / "index.md").write_text("# Python\nThe time module has sleep().\n")
+    (html / "searchindex.js").write_text("Search.setIndex({docnames:['index']})\n")
+    (html / "_static" / "doctools.js").write_text("var x = 1;\n")
+    (html / "logo.png").write_bytes(b"\x89PNG\r\n")
+    (html / "broken.md").write_bytes(b"caf\xc3\x28 latin-1 text")
+    proc = forge("vs", "create", "pydocs", str(html))
+    assert proc.returncode == 0, proc.stderr  # one unreadable page does not fail the ingest
+    assert "searchindex.js" not in proc.stderr
+    assert "doctools.js" not in proc.stderr
+    assert "added 1, rejected 1, skipped 3 (unsupported types, hidden or generated files)" in (
+        proc.stderr
+    )
+
+
+def test_retrieval_only_answers_count_the_question_not_the_history(forge: Forge) -> None:
+    first = forge("ask", "--json", "How do I enable web search?")
+    assert first.returncode == 0, first.stderr
+    second = forge("ask", "-c", "--json", "And file search?")
+    assert second.returncode == 0, second.stderr
+    import json
+
+    tokens = json.loads(second.stdout)["usage"]["input_tokens"]
+    assert tokens == max(1, len("And file search?") // 4)  # the history is not sent anywhere

@@ -78,3 +78,38 @@ async def test_the_chat_refuses_unknown_stores_and_shows_the_default_scope(
     await session.handle_line("/status")
     assert "the built-in engine runs file-search by default" in out.getvalue()
     store.close()
+
+
+def test_store_names_are_resolved_to_ids_for_a_remote_server(forge: Forge) -> None:
+    from helpers.loopback import LoopbackServer, Reply, sse  # type: ignore[import-not-found]
+
+    item = {"type": "message", "id": "m1", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": "ok", "annotations": []}]}  # fmt: skip
+    store = {"id": "vs_123", "object": "vector_store", "name": "pets", "created_at": 1,
+             "status": "completed", "file_counts": {"completed": 1, "total": 1}}  # fmt: skip
+    with LoopbackServer() as server:
+        server.add(
+            Reply.json(404, {"error": {"message": "no such vector store"}}),
+            Reply.json(200, {"object": "list", "data": [store], "has_more": False}),
+            Reply.sse(
+                [
+                    sse({"type": "response.created", "response": {"id": "r1"}}),
+                    sse({"type": "response.output_item.done", "output_index": 0, "item": item}),
+                    sse(
+                        {
+                            "type": "response.completed",
+                            "response": {"id": "r1", "status": "completed", "output": [item]},
+                        }
+                    ),
+                ]
+            ),
+        )
+        proc = forge(
+            "ask", "--api", "responses", "--base-url", server.base_url, "-m", "m",
+            "--vs", "pets", "--plain", "Where does Miso sleep?",
+        )  # fmt: skip
+        body = server.requests[-1].json()
+    assert proc.returncode == 0, proc.stderr
+    [tool] = body["tools"]
+    assert tool["type"] == "file_search"
+    assert tool["vector_store_ids"] == ["vs_123"]

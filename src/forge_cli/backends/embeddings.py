@@ -21,6 +21,7 @@ from forge_cli.errors import (
     ProtocolError,
     UsageError,
 )
+from forge_cli.limits import DEFAULT_LIMITS, Limits
 from forge_cli.redact import register_secret
 
 __all__ = ["OpenAIEmbedder"]
@@ -42,6 +43,7 @@ class OpenAIEmbedder:
         timeout: float = 30.0,
         batch_size: int = 64,
         client: httpx2.Client | None = None,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         if batch_size < 1:
             raise UsageError("the embeddings batch size must be positive")
@@ -51,6 +53,7 @@ class OpenAIEmbedder:
         """The name its vectors are stored under (``knowledge.embedding.embedder_name``)."""
         self.api_key_env = api_key_env
         self.batch_size = batch_size
+        self.limits = limits
         self._client = client or httpx2.Client(timeout=timeout, trust_env=False)
         self._owns_client = client is None
 
@@ -73,8 +76,8 @@ class OpenAIEmbedder:
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         url = f"{self.base_url}/embeddings"
         try:
-            response = self._client.post(
-                url, json={"model": self.model, "input": texts}, headers=self._headers()
+            response, content = self._post_bounded(
+                url, {"model": self.model, "input": texts}, self._headers()
             )
         except httpx2.TimeoutException as exc:
             raise BackendTimeoutError(f"embeddings request to {url} timed out") from exc
@@ -85,17 +88,42 @@ class OpenAIEmbedder:
                 f"the embeddings server refused the request ({response.status_code})",
                 status_code=response.status_code,
                 env_var=self.api_key_env,
-                server_message=_server_message(response),
+                server_message=_server_message(content),
             )
         if response.status_code >= 400:
-            message = _server_message(response)
+            message = _server_message(content)
             raise BackendHTTPError(
                 f"embeddings request failed with HTTP {response.status_code}"
                 + (f": {message}" if message else ""),
                 status_code=response.status_code,
                 server_message=message,
             )
-        return _parse(response, len(texts))
+        return _parse(content, len(texts))
+
+    def _post_bounded(
+        self, url: str, body: dict[str, Any], headers: dict[str, str]
+    ) -> tuple[httpx2.Response, bytes]:
+        """POST and read the reply decoded, in pieces, within bounds: a reply over the limit
+        (``limits.max_response_mb``; an error reply: ``limits.max_error_body_kb``) is never
+        inflated whole."""
+        with self._client.stream("POST", url, json=body, headers=headers) as response:
+            ok = response.status_code < 400
+            limit = self.limits.max_response_bytes if ok else self.limits.max_error_body_bytes
+            chunks: list[bytes] = []
+            size = 0
+            for chunk in response.iter_bytes(65536):
+                size += len(chunk)
+                if size > limit:
+                    if ok:
+                        raise ProtocolError(
+                            f"the embeddings reply from {url} is larger than "
+                            f"{limit // (1024 * 1024)} MiB once decompressed; it was stopped",
+                            hint="raise limits.max_response_mb (FORGE_MAX_RESPONSE_MB)",
+                        )
+                    chunks.append(chunk[: len(chunk) - (size - limit)])
+                    break
+                chunks.append(chunk)
+        return response, b"".join(chunks)
 
     def close(self) -> None:
         """Close the HTTP client if this embedder created it."""
@@ -114,11 +142,11 @@ class OpenAIEmbedder:
         self.close()
 
 
-def _server_message(response: httpx2.Response) -> str | None:
+def _server_message(content: bytes) -> str | None:
     try:
-        body: Any = jsonsafe.loads(response.content)
+        body: Any = jsonsafe.loads(content)
     except ValueError:
-        text = response.text.strip()
+        text = content.decode("utf-8", "replace").strip()
         return None if not text or text.startswith("<") else text[:200]
     if isinstance(body, dict):
         error = body.get("error")
@@ -129,9 +157,9 @@ def _server_message(response: httpx2.Response) -> str | None:
     return None
 
 
-def _parse(response: httpx2.Response, expected: int) -> list[list[float]]:
+def _parse(content: bytes, expected: int) -> list[list[float]]:
     try:
-        body: Any = jsonsafe.loads(response.content)
+        body: Any = jsonsafe.loads(content)
         items = sorted(body["data"], key=lambda item: int(item.get("index", 0)))
         vectors = [[float(x) for x in item["embedding"]] for item in items]
     except (ValueError, KeyError, TypeError, AttributeError) as exc:

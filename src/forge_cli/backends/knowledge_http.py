@@ -37,7 +37,7 @@ from forge_cli.knowledge import (
     VectorStoreFile,
 )
 from forge_cli.knowledge.client import PathLike
-from forge_cli.knowledge.ingest import expand_paths
+from forge_cli.knowledge.ingest import expand_paths, stop_on_interrupt
 from forge_cli.limits import DEFAULT_LIMITS, Limits
 from forge_cli.redact import register_secret
 from forge_cli.wording import shorten
@@ -190,10 +190,16 @@ class HttpKnowledgeClient:
             await self.get_vector_store(vector_store_id)
         files = expand_paths(paths)
         results: list[IngestResult] = []
-        for done, path in enumerate(files, start=1):
-            results.append(await self._upload_one(path, vector_store_id, attributes))
-            if progress is not None:
-                progress(done, len(files), path.name)
+        # Ctrl+C stops after the file being sent: what the server took is kept and reported.
+        with stop_on_interrupt() as stop_requested:
+            for done, path in enumerate(files, start=1):
+                results.append(await self._upload_one(path, vector_store_id, attributes))
+                if progress is not None:
+                    progress(done, len(files), path.name)
+                if stop_requested() and done < len(files):
+                    return BatchReport(
+                        results=results, interrupted=True, not_started=len(files) - done
+                    )
         return BatchReport(results=results)
 
     async def _upload_one(

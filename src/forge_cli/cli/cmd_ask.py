@@ -22,7 +22,7 @@ from forge_cli.cli.build import (
     runnable_settings,
 )
 from forge_cli.cli.main import EXIT_CODES_EPILOG
-from forge_cli.cli.options import settings_from_options, shared_options
+from forge_cli.cli.options import complete_conversation_ids, settings_from_options, shared_options
 from forge_cli.config import Settings
 from forge_cli.conversations import Conversation, ConversationStore, Turn, build_request
 from forge_cli.errors import UsageError
@@ -99,7 +99,13 @@ async def _answer(
     is_flag=True,
     help="Continue the latest saved conversation (chat or ask).",
 )
-@click.option("--conversation", "conversation_id", metavar="ID", help="Continue conversation ID.")
+@click.option(
+    "--conversation",
+    "conversation_id",
+    metavar="ID",
+    help="Continue conversation ID.",
+    shell_complete=complete_conversation_ids,
+)
 @click.option("--no-save", is_flag=True, help="Do not save this question and answer.")
 def ask(
     question: str | None,
@@ -130,6 +136,10 @@ def ask(
     if no_save and (cont or conversation_id):
         raise UsageError("--no-save cannot continue a saved conversation")
     settings = runnable_settings(settings_from_options(options), _warn)
+    if settings.vector_stores and settings.api in ("responses", "knowledge-forge"):
+        from forge_cli.cli.knowledge import resolve_store_refs
+
+        settings = asyncio.run(resolve_store_refs(settings))
     text = read_question(question, sys.stdin, files)
     store = None if no_save else build_store()
     conversation = _conversation(settings, store, cont, conversation_id, options)

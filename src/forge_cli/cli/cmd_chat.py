@@ -22,7 +22,7 @@ from forge_cli.cli.build import (
 )
 from forge_cli.cli.knowledge import build_knowledge_client
 from forge_cli.cli.main import EXIT_CODES_EPILOG
-from forge_cli.cli.options import settings_from_options, shared_options
+from forge_cli.cli.options import complete_conversation_ids, settings_from_options, shared_options
 from forge_cli.config import Settings, history_path
 from forge_cli.conversations import Conversation, ConversationStore
 from forge_cli.errors import UsageError
@@ -113,7 +113,13 @@ async def _run(
 
 @click.command(epilog=EXIT_CODES_EPILOG)
 @shared_options
-@click.option("--resume", "-r", metavar="ID", help="Resume a saved conversation.")
+@click.option(
+    "--resume",
+    "-r",
+    metavar="ID",
+    help="Resume a saved conversation.",
+    shell_complete=complete_conversation_ids,
+)
 @click.option("--continue", "-c", "cont", is_flag=True, help="Resume the latest conversation.")
 @click.option("--no-save", is_flag=True, help="Incognito: save nothing of this chat.")
 def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
@@ -121,6 +127,10 @@ def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
     if no_save and (resume or cont):
         raise UsageError("--no-save cannot resume a saved conversation")
     settings = runnable_settings(settings_from_options(options), _warn)
+    if settings.vector_stores and settings.api in ("responses", "knowledge-forge"):
+        from forge_cli.cli.knowledge import resolve_store_refs
+
+        settings = asyncio.run(resolve_store_refs(settings))
     store = build_store()
     conversation = _pick(store, resume, cont, settings)
     if conversation.settings.model and not settings.model:  # a resumed chat keeps its model

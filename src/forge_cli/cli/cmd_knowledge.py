@@ -27,6 +27,7 @@ from forge_cli.cli.knowledge import (
     build_knowledge_client,
     check_upload_paths,
     fail_if_rejected,
+    ingest_summary,
     upload_into_new_store,
     upload_with_progress,
 )
@@ -128,14 +129,23 @@ async def _store(client: KnowledgeClient, ref: str) -> VectorStore:
     return await resolve_vector_store(client, ref)
 
 
-def _report(results: Sequence[IngestResult], *, as_json: bool, err: bool = False) -> None:
-    """Print the per-file results; raise (exit 1) if any file was rejected."""
+def _report(
+    results: Sequence[IngestResult],
+    *,
+    as_json: bool,
+    err: bool = False,
+    paths: Sequence[str] = (),
+) -> None:
+    """Print the per-file results and a summary; raise (exit 1) if a named file was rejected or
+    nothing could be added (see :func:`fail_if_rejected`)."""
     if as_json:
         _echo_json([_dump_result(r) for r in results])
     else:
         for result in results:
             click.echo(result_line(result), err=err)
-    fail_if_rejected(results)
+        if paths and results:
+            click.echo(ingest_summary(results, paths), err=True)
+    fail_if_rejected(results, paths)
 
 
 # -- forge vs -------------------------------------------------------------------------------------
@@ -185,10 +195,10 @@ def vs_create(name: str, paths: tuple[str, ...], as_json: bool, **options: objec
         if as_json:
             store = await client.get_vector_store(store.id)
             _echo_json({"vector_store": _dump(store), "files": [_dump_result(r) for r in results]})
-            fail_if_rejected(results)
+            fail_if_rejected(results, paths)
             return
         click.echo(store.id)
-        _report(results, as_json=False, err=True)
+        _report(results, as_json=False, err=True, paths=paths)
 
     _run(options, work)
 
@@ -258,7 +268,7 @@ def vs_add(ref: str, items: tuple[str, ...], as_json: bool, **options: object) -
 
         for file_id in file_ids:
             results.append(await attach_file(client, store.id, file_id))
-        _report(results, as_json=as_json)
+        _report(results, as_json=as_json, paths=[*paths, *file_ids])
 
     _run(options, work)
 
@@ -333,7 +343,7 @@ def files_upload(
 
     async def work(client: KnowledgeClient) -> None:
         store_id = (await _store(client, store_ref)).id if store_ref else None
-        _report(await upload_with_progress(client, paths, store_id), as_json=as_json)
+        _report(await upload_with_progress(client, paths, store_id), as_json=as_json, paths=paths)
 
     _run(options, work)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from forge_cli.cli.local_store import open_local_store
 from forge_cli.config import Settings
@@ -23,7 +24,9 @@ __all__ = [
     "build_knowledge_client",
     "check_upload_paths",
     "fail_if_rejected",
+    "ingest_summary",
     "raise_interrupted",
+    "resolve_store_refs",
     "upload_into_new_store",
     "upload_with_progress",
 ]
@@ -52,6 +55,27 @@ def build_knowledge_client(settings: Settings) -> KnowledgeClient:
         timeout=settings.timeout,
         limits=settings.limits(),
     )
+
+
+async def resolve_store_refs(settings: Settings) -> Settings:
+    """``settings`` with vector store names resolved to ids on a remote server (the built-in
+    engine resolves names itself): a server is sent ids, and an unknown or ambiguous name is
+    refused here, before the question is asked."""
+    refs = settings.vector_stores
+    if settings.api not in ("responses", "knowledge-forge") or all(
+        ref.startswith("vs_") for ref in refs
+    ):
+        return settings
+    from dataclasses import replace
+
+    from forge_cli.knowledge.client import resolve_vector_store
+
+    client = build_knowledge_client(settings)
+    try:
+        ids = [(await resolve_vector_store(client, ref)).id for ref in refs]
+    finally:
+        await client.aclose()
+    return replace(settings, vector_stores=tuple(ids))
 
 
 def check_upload_paths(paths: Sequence[str]) -> None:
@@ -109,8 +133,27 @@ def raise_interrupted(
     )
 
 
-def fail_if_rejected(results: Sequence[IngestResult]) -> None:
-    """Raise ``KnowledgeError`` (exit 1) when any file of the batch was rejected."""
-    rejected = sum(1 for r in results if not r.ok)
-    if rejected:
-        raise KnowledgeError(f"{rejected} of {len(results)} file(s) could not be added")
+def fail_if_rejected(results: Sequence[IngestResult], paths: Sequence[str] = ()) -> None:
+    """Raise ``KnowledgeError`` (exit 1) when a file named on the command line was rejected, or
+    when nothing at all could be added. Files a directory walk found that could not be read
+    (undecodable, empty) are reported per file but do not fail an ingest that added others."""
+    rejected = [r for r in results if not r.ok]
+    if not rejected:
+        return
+    named = {Path(p).name for p in paths if not Path(p).is_dir()}  # files and file ids given
+    walked_only = bool(paths) and all(r.filename not in named for r in rejected)
+    if walked_only and len(rejected) < len(results):
+        return
+    raise KnowledgeError(f"{len(rejected)} of {len(results)} file(s) could not be added")
+
+
+def ingest_summary(results: Sequence[IngestResult], paths: Sequence[str]) -> str:
+    """``added 2268, rejected 5, skipped 2850 (unsupported types, hidden or generated files)``."""
+    from forge_cli.knowledge.ingest import count_skipped
+
+    added = sum(1 for r in results if r.ok)
+    line = f"added {added}, rejected {len(results) - added}"
+    skipped = count_skipped(paths)
+    if skipped:
+        line += f", skipped {skipped} (unsupported types, hidden or generated files)"
+    return line

@@ -22,7 +22,13 @@ from forge_cli.config import (
     resolve_settings,
 )
 
-__all__ = ["SETTING_OPTIONS", "backend_options", "settings_from_options", "shared_options"]
+__all__ = [
+    "SETTING_OPTIONS",
+    "backend_options",
+    "complete_conversation_ids",
+    "settings_from_options",
+    "shared_options",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -56,6 +62,19 @@ SETTING_OPTIONS = (
 """Option names that map one-to-one onto settings keys."""
 
 
+def _complete_stores(ctx: Any, param: Any, incomplete: str) -> list[Any]:
+    from forge_cli.cli.complete import complete_vector_stores
+
+    return complete_vector_stores(ctx, param, incomplete)
+
+
+def complete_conversation_ids(ctx: Any, param: Any, incomplete: str) -> list[Any]:
+    """Shell completion of saved conversation ids (for ``--resume`` and ``--conversation``)."""
+    from forge_cli.cli.complete import complete_conversations
+
+    return complete_conversations(ctx, param, incomplete)
+
+
 def shared_options(func: F) -> F:
     """Add the shared options to a command."""
     decorators = [
@@ -73,7 +92,14 @@ def shared_options(func: F) -> F:
             type=click.Choice(TOOL_NAMES),
             help="Enable a tool (repeatable).",
         ),
-        click.option("--vs", "vector_stores", multiple=True, metavar="ID", help="Vector store."),
+        click.option(
+            "--vs",
+            "vector_stores",
+            multiple=True,
+            metavar="ID",
+            help="Vector store (id or name); implies file search.",
+            shell_complete=_complete_stores,
+        ),
         click.option("--instructions", metavar="TEXT", help="System instructions."),
         click.option(
             "--template",

@@ -19,7 +19,7 @@ from typing import Any
 from anyio import to_thread
 
 from forge_cli.engine.answerer import AnswerContext, Answerer
-from forge_cli.engine.config import EngineConfig
+from forge_cli.engine.config import RETRIEVAL_MODEL, EngineConfig
 from forge_cli.engine.conversation import last_user_text
 from forge_cli.engine.emitter import ResponseEmitter
 from forge_cli.engine.hosted import ToolContext
@@ -88,7 +88,6 @@ class Engine:
 
     def model_names(self) -> list[str]:
         """The models this engine answers as: its answerer's, then retrieval-only."""
-        from forge_cli.engine.config import RETRIEVAL_MODEL
 
         return list(dict.fromkeys([self.answerer.model, RETRIEVAL_MODEL]))
 
@@ -136,7 +135,11 @@ class Engine:
             history=list(prepared.history),
             transcript=[{"role": "user", "content": query}],
         )
-        ctx.usage["input_tokens"] = _estimate_tokens(request, prepared.history)
+        if self.answerer.model == RETRIEVAL_MODEL:
+            # No model reads the conversation: only the question is used (as the search query).
+            ctx.usage["input_tokens"] = max(1, len(query) // 4)
+        else:
+            ctx.usage["input_tokens"] = _estimate_tokens(request, prepared.history)
         yield emitter.lifecycle("response.created", "in_progress")
         yield emitter.lifecycle("response.in_progress", "in_progress")
         try:

@@ -256,6 +256,39 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return [path for path, skipped in walk_paths(paths) if skipped is None]
 
 
+GENERATED_DIRS = frozenset({"__pycache__", "node_modules", "_static", "_build", "site-packages"})
+"""Directories a walk does not enter: caches, dependencies and documentation tools' assets."""
+
+GENERATED_NAMES = frozenset({"searchindex.js", "search_index.json", "package-lock.json"})
+"""Files that tools generate from the documents (search indexes, lock files), not documents."""
+
+
+def is_generated(name: str) -> bool:
+    """Whether a file named ``name`` is generated rather than written (a walk skips it)."""
+    lower = name.lower()
+    return lower in GENERATED_NAMES or lower.endswith((".min.js", ".min.css", ".js.map"))
+
+
+def count_skipped(paths: Iterable[str | os.PathLike[str]]) -> int:
+    """How many files in the directories of ``paths`` a walk leaves out (unsupported types,
+    hidden, generated): the number a summary reports, never a reason to fail."""
+    skipped = 0
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_dir():
+            continue
+        for root, dirs, files in os.walk(path):
+            kept = [d for d in dirs if not d.startswith(".") and d not in GENERATED_DIRS]
+            for gone in set(dirs) - set(kept):
+                skipped += sum(len(f) for _, _, f in os.walk(Path(root) / gone))
+            dirs[:] = kept
+            for name in files:
+                unsupported = Path(name).suffix.lower() not in SUPPORTED_EXTENSIONS
+                if name.startswith(".") or is_generated(name) or unsupported:
+                    skipped += 1
+    return skipped
+
+
 def walk_paths(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, str | None]]:
     """Like :func:`expand_paths`, with the files the walk refused and why: ``(path, reason)``.
 
@@ -272,9 +305,9 @@ def walk_paths(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, str 
             continue
         tree = path.resolve()
         for root, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in GENERATED_DIRS)
             for name in sorted(files):
-                if name.startswith("."):
+                if name.startswith(".") or is_generated(name):
                     continue
                 if Path(name).suffix.lower() not in SUPPORTED_EXTENSIONS:
                     continue

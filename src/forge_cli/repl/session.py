@@ -12,7 +12,7 @@ import contextlib
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator
-from typing import TYPE_CHECKING, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from forge_cli.agent.turn import Responder, TurnOutcome, run_turn
 from forge_cli.conversations.model import Conversation, SessionSettings, Turn
@@ -112,14 +112,14 @@ class ChatSession:
         self._last = None
 
     async def refresh_vector_stores(self) -> None:
-        """Fill the completion cache of vector store ids (failures leave it as it was)."""
+        """Fill the completion cache of vector store ids and names (failures leave it as it was)."""
         if self.knowledge is None:
             return
         try:
             stores = await self.knowledge.list_vector_stores()
         except ForgeError:
             return
-        self.vector_store_cache = [store.id for store in stores]
+        self.vector_store_cache = _names_and_ids(stores)
 
     def say(self, text: str) -> None:
         """Print a line of session output."""
@@ -288,3 +288,10 @@ def _sigint_cancels(cancel: Callable[[], None]) -> Iterator[None]:
         loop.remove_signal_handler(signal.SIGINT)
         if sys.platform != "win32":
             signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _names_and_ids(stores: Any) -> list[str]:
+    """Completion candidates: every store's id, then its name (either may be typed)."""
+    ids = [store.id for store in stores]
+    names = [store.name for store in stores if store.name]
+    return list(dict.fromkeys([*ids, *names]))

@@ -47,7 +47,9 @@ async def _vs_list(session: ChatSession) -> str:
     lines = [f"Active: {', '.join(active) or 'none'}"]
     if session.knowledge is not None:
         stores = await session.knowledge.list_vector_stores()
-        session.vector_store_cache = [store.id for store in stores]
+        session.vector_store_cache = list(
+            dict.fromkeys([*(s.id for s in stores), *(s.name for s in stores if s.name)])
+        )
         for store in stores:
             mark = "*" if store.id in active else " "
             count = plural(store.file_counts.total, "file")
