@@ -212,6 +212,8 @@ class MockServer:
 
     def __init__(self) -> None:
         self.tokens: list[str] = []
+        self.think = 0.0
+        """Seconds between the reply's headers and its first token (a real model's latency)."""
         self.first_token_sent: list[float] = []
         self.requests = 0
         server = self
@@ -242,6 +244,9 @@ class MockServer:
                 self.send_header("Cache-Control", "no-cache")
                 self.send_header("Connection", "close")
                 self.end_headers()
+                if server.think:
+                    self.wfile.flush()
+                    time.sleep(server.think)
                 sent_first = False
                 batch: list[bytes] = []
                 for event in events:
@@ -643,10 +648,26 @@ def main() -> int:
     default_cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "forge-bench"
     parser.add_argument("--cache", type=Path, default=default_cache / "peers")
     parser.add_argument("--only", nargs="*", help="clients to run (forge, llm, shell-gpt, aichat)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="SRC",
+        help="also measure the Forge in SRC (a checkout's src/ folder) as 'forge@base', for "
+        "before/after figures from the same run",
+    )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="the mock server waits this long before the first token, like a model thinking "
+        "(default 0: the first token follows the headers at once)",
+    )
     args = parser.parse_args()
     wanted = set(args.only or ["forge", "llm", "shell-gpt", "aichat"])
     args.cache.mkdir(parents=True, exist_ok=True)
     server = MockServer()
+    server.think = args.think
     table: dict[str, dict[tuple[str, str], Run]] = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -654,6 +675,11 @@ def main() -> int:
             clients: list[Client] = []
             if "forge" in wanted:
                 clients.append(forge_client(server.url, home))
+            if args.baseline is not None:
+                base = forge_client(server.url, home)
+                base.name = "forge@base"
+                base.env["PYTHONPATH"] = str(args.baseline.resolve())
+                clients.append(base)
             if "llm" in wanted and (binary := install_peer("llm", args.cache)):
                 clients.append(llm_client(binary, server.url, home))
             if "shell-gpt" in wanted and (binary := install_peer("shell-gpt", args.cache)):
@@ -662,6 +688,7 @@ def main() -> int:
                 clients.append(aichat)
             print(
                 f"pty {COLUMNS}x{ROWS}, median of {args.runs} runs; python {sys.version.split()[0]}"
+                f"; server think time {args.think:g} s"
             )
             for client in clients:
                 print(f"  measuring {client.name} ...", flush=True)

@@ -6,12 +6,23 @@ importing a package does not import every module it re-exports. Imports nothing 
 
 from __future__ import annotations
 
+import _thread
 import importlib
 import sys
-from collections.abc import Callable, Mapping
-from typing import Any
 
-__all__ = ["lazy_exports"]
+TYPE_CHECKING = False  # typing itself costs ``forge --version`` milliseconds
+if TYPE_CHECKING:
+    import threading
+    from collections.abc import Callable, Iterable, Mapping
+    from typing import Any
+
+__all__ = [
+    "after_request_sent",
+    "import_in_background",
+    "lazy_exports",
+    "request_sent",
+    "wait_for_background_imports",
+]
 
 
 def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:
@@ -29,3 +40,69 @@ def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]
         return value
 
     return __getattr__
+
+
+# --- warming up while the server thinks ---------------------------------------------------------
+#
+# ``forge ask`` sends its request before the response models, the snapshot builder and the
+# renderer are imported (start-up, benchmarks/bench_startup.py). Importing them once the first
+# token is here would delay its paint by the whole import time; importing them before the request
+# would delay the request. So they are imported on a background thread from the moment the
+# request's last byte is written until the first reply arrives: the HTTP layer calls
+# :func:`request_sent`, which runs what the CLI registered with :func:`after_request_sent`.
+
+_after_sent: list[Callable[[], None]] = []
+_lock = _thread.allocate_lock()
+_threads: list[threading.Thread] = []
+
+
+def after_request_sent(callback: Callable[[], None]) -> None:
+    """Run ``callback`` once, when the next HTTP request of this process has been sent."""
+    with _lock:
+        _after_sent.append(callback)
+
+
+def request_sent() -> None:
+    """An HTTP request was sent: run (and forget) the callbacks registered for it."""
+    if not _after_sent:
+        return
+    with _lock:
+        callbacks = list(_after_sent)
+        _after_sent.clear()
+    for callback in callbacks:
+        callback()
+
+
+def import_in_background(modules: Iterable[str]) -> threading.Thread:
+    """Import ``modules`` on a daemon thread; :func:`wait_for_background_imports` joins it.
+
+    A module that fails to import is skipped: the main thread imports it again when it needs it
+    and gets the error there, where it is reported as usual.
+    """
+    import threading
+
+    names = [name for name in modules if name not in sys.modules]
+
+    def run() -> None:
+        for name in names:
+            try:
+                importlib.import_module(name)
+            except Exception:  # the main thread imports it again and reports the error
+                continue
+
+    thread = threading.Thread(target=run, name="forge-warm-up", daemon=True)
+    with _lock:
+        _threads.append(thread)
+    thread.start()
+    return thread
+
+
+def wait_for_background_imports() -> None:
+    """Wait until the background imports are done (so no module is imported twice at once)."""
+    if not _threads:
+        return
+    with _lock:
+        threads = list(_threads)
+        _threads.clear()
+    for thread in threads:
+        thread.join()

@@ -50,6 +50,41 @@ def test_help_imports_nothing_heavy() -> None:
     assert proc.stdout.strip().splitlines()[-1] == "[]"
 
 
+def test_version_fast_path_prints_clicks_line_without_click() -> None:
+    code = (
+        "import io, json, sys\nfrom contextlib import redirect_stdout\n"
+        "from forge_cli.cli import entry\n"
+        "out = io.StringIO()\n"
+        "with redirect_stdout(out):\n"
+        "    try:\n        entry.main(['--version'])\n"
+        "    except SystemExit as exc:\n        code = exc.code\n"
+        "fast, loaded = out.getvalue(), 'click' in sys.modules\n"
+        "from forge_cli.cli.main import run\n"
+        "out = io.StringIO()\n"
+        "with redirect_stdout(out):\n    slow_code = run(['--version', '-V'])\n"
+        "print(json.dumps([fast, code, loaded, out.getvalue(), slow_code]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    fast, code, loaded, slow, slow_code = json.loads(proc.stdout)
+    assert (fast, code) == (slow, slow_code) == (fast, 0)  # the line click's option prints
+    assert fast.startswith("forge, version ")
+    assert loaded is False
+
+
+def test_completing_a_command_name_imports_no_command() -> None:
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('loaded', 'forge_cli.cli.cmd_ask' in sys.modules))\n"
+        "from forge_cli.cli.entry import main\nmain()\n"
+    )
+    env = {**os.environ, "_FORGE_COMPLETE": "bash_complete", "COMP_WORDS": "forge a"}
+    env["COMP_CWORD"] = "1"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    assert proc.stdout.splitlines() == ["plain,ask", "loaded False"], proc.stderr
+
+
 def test_bad_flag_is_usage_error(forge: Run) -> None:
     proc = forge("ask", "--tool", "telepathy", "hi")
     assert proc.returncode == 2

@@ -58,6 +58,21 @@ def _renderer(clock: ManualClock) -> tuple[RichRenderer, Screen]:
 # --- the renderer --------------------------------------------------------------------------
 
 
+def test_the_first_content_is_drawn_at_once_even_inside_the_window() -> None:
+    clock = ManualClock()
+    renderer, screen = _renderer(clock)
+    renderer.on_snapshot(Response(id="r", status="in_progress"))  # nothing to show yet
+    renderer.on_snapshot(_snap(""))  # an empty message: still nothing
+    assert renderer.redraws == 1
+    clock.now = 0.01
+    renderer.on_snapshot(_snap("Zephyrine"))  # the first text, inside the window: drawn now
+    assert renderer.redraws == 2
+    assert "Zephyrine" in screen.text()
+    clock.now = 0.02
+    renderer.on_snapshot(_snap("Zephyrine opens"))  # later text is throttled as before
+    assert renderer.redraws == 2
+
+
 def test_a_throttled_snapshot_is_drawn_by_the_next_tick_after_the_interval() -> None:
     clock = ManualClock()
     renderer, screen = _renderer(clock)

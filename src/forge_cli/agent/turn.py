@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
+from forge_cli._lazy import wait_for_background_imports
 from forge_cli.errors import BudgetExceededError, ForgeError, ToolIterationLimitError
 from forge_cli.protocol.loop_events import AnswerUpdate, TurnStatus
 from forge_cli.protocol.request import Request
@@ -129,6 +130,7 @@ def backend_responder(backend: Backend) -> Responder:
             # Send the request first; the builder (and the item models it loads) is imported once
             # the first event is here, so the server starts working as early as possible.
             first = await anext(events, None)
+            wait_for_background_imports()  # the CLI's warm-up may be importing these right now
             from forge_cli.stream import SnapshotBuilder, fold, raise_for_failure
 
             builder = SnapshotBuilder()

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 
+from forge_cli._lazy import request_sent
 from forge_cli.backends._error_body import error_json
 from forge_cli.errors import (
     AuthError,
@@ -50,6 +51,7 @@ __all__ = [
     "build_client",
     "display_url",
     "map_transport_error",
+    "mark_sent",
     "parse_retry_after",
     "read_error_body",
     "send_with_retries",
@@ -246,6 +248,19 @@ class SchemeTransport(httpx2.AsyncBaseTransport):
                 await transport.aclose()
 
 
+async def _trace(name: str, info: dict[str, Any]) -> None:
+    if name.endswith("send_request_body.complete"):
+        request_sent()
+
+
+async def mark_sent(request: httpx2.Request) -> None:
+    """An httpx2 ``request`` event hook: :func:`forge_cli._lazy.request_sent` once it is sent.
+
+    The CLI imports the answer's renderer in the background from then on (first paint).
+    """
+    request.extensions.setdefault("trace", _trace)
+
+
 async def _read_bounded(response: httpx2.Response, limit: int) -> tuple[bytes, bool]:
     """Up to ``limit`` decoded bytes of a reply not yet read, and whether there was more.
 
@@ -350,7 +365,10 @@ def build_client(
         timeout=timeout,
         follow_redirects=True,
         trust_env=trust_env,
-        event_hooks={"response": [bound_bodies(limits.max_error_body_bytes)]},
+        event_hooks={
+            "request": [mark_sent],
+            "response": [bound_bodies(limits.max_error_body_bytes)],
+        },
         transport=transport,
     )
 

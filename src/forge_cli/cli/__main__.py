@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from forge_cli.cli.main import main
+from forge_cli.cli.entry import main
 
 main()

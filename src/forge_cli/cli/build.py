@@ -314,6 +314,7 @@ def build_view_factory(
     chosen = choose_mode(
         sys.stdout, json=mode == "json", jsonl=mode == "jsonl", plain=mode == "plain"
     )
+    _warm_up_after_request(chosen)
 
     # A one-shot run prints its error once, as the CLI line; JSON keeps it in the document.
     report = not one_shot or chosen in ("json", "jsonl")
@@ -334,6 +335,35 @@ def build_view_factory(
         return RendererView(renderer, stream=stream, report_errors=report)
 
     return make
+
+
+_RENDERER_MODULES = {
+    "rich": ("forge_cli.render.rich_renderer",),
+    "plain": ("forge_cli.render.plain",),
+    "json": ("forge_cli.render.json_renderer",),
+    "jsonl": ("forge_cli.render.json_renderer",),
+}
+
+
+def _warm_up_after_request(mode: str) -> None:
+    """Import what the first update needs while the server works on the first request.
+
+    The request goes out before these modules load (start-up); importing them once the first
+    token arrives would delay its paint by the import time (benchmarks/bench_peers.py).
+    """
+    from forge_cli._lazy import after_request_sent, import_in_background
+
+    modules = (
+        "forge_cli.stream",
+        "forge_cli.protocol.response",
+        "forge_cli.render.factory",
+        *_RENDERER_MODULES.get(mode, ()),
+    )
+
+    def warm_up() -> None:
+        import_in_background(modules)
+
+    after_request_sent(warm_up)
 
 
 def build_store() -> ConversationStore:

@@ -11,7 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -22,6 +22,9 @@ from forge_cli.errors import (
     EXIT_USAGE,
     ForgeError,
 )
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 __all__ = ["EXIT_CODES_EPILOG", "LazyGroup", "cli", "main"]
 
@@ -76,6 +79,18 @@ class LazyGroup(click.Group):
         if not isinstance(command, click.Command):
             raise TypeError(f"{target[0]} is not a click command")
         return command
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """Sub-command names from :data:`COMMANDS`, without importing them (runs on every Tab)."""
+        from click.shell_completion import CompletionItem
+
+        results = [
+            CompletionItem(name, help=help_text)
+            for name, (_, help_text) in COMMANDS.items()
+            if name.startswith(incomplete)
+        ]
+        results.extend(click.Command.shell_complete(self, ctx, incomplete))  # the group's options
+        return results
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_text) for name, (_, help_text) in COMMANDS.items()]

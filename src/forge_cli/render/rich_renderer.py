@@ -5,7 +5,8 @@ settled and everything before it is. A message is committed block by block while
 The live region (a transient rich ``Live`` with ``auto_refresh=False``) holds only what is still
 changing -- the unfinished block, running tool calls, a reasoning tail -- cropped to the terminal
 height. All screen writes happen on *ticks*, at most ``max_fps`` per second by the injected
-clock. A snapshot that arrives inside the throttle window only marks the screen *dirty*; whoever
+clock. A snapshot that arrives inside the throttle window only marks the screen *dirty* (except
+the answer's first content, drawn at once so the first token is not kept waiting); whoever
 drives the renderer calls :meth:`RichRenderer.tick` after :meth:`RichRenderer.next_tick_in`
 seconds, so the latest text is drawn even when the stream then stalls, and elapsed counters of
 running tool calls keep counting. ``finish`` prints what is left, the Sources list and status
@@ -114,6 +115,9 @@ class RichRenderer:
         self._interval = 1.0 / max_fps
         self._last_tick: float | None = None
         self._dirty = False
+        self._shown_content = False
+        """The answer's first content was drawn: it is drawn at once, not when the throttle
+        allows (the snapshot before it -- an empty message -- usually just started the window)."""
         self._numbering = CitationNumbering()
         self._layout = Layout()
         self._committed = 0
@@ -147,7 +151,9 @@ class RichRenderer:
             self.clock.observe(item_key(item, index), settled(item, index, count, ctx), now)
         self._advance(response, ctx, final=False)
         self._dirty = True
-        if self._due(now) and not self._paused:
+        first = not self._shown_content and _has_content(response)
+        if (first or self._due(now)) and not self._paused:
+            self._shown_content |= first
             self._tick(response, now)
 
     def tick(self) -> bool:
@@ -378,3 +384,8 @@ class RichRenderer:
         if self._pending:
             pending, self._pending = self._pending, []
             self.console.print(Group(*pending))
+
+
+def _has_content(response: Response) -> bool:
+    """Whether the snapshot holds something to show: a message with text, or any other item."""
+    return any(not is_message(item) or item.text for item in response.output)

@@ -16,6 +16,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from forge_cli._lazy import wait_for_background_imports
 from forge_cli.agent.turn import OutcomeSink, TurnOutcome, UpdateSink
 
 if TYPE_CHECKING:
@@ -128,6 +129,7 @@ class RendererView:
     def renderer(self) -> Any:
         """The renderer, created on first use when a factory was given."""
         if self._lazy:
+            wait_for_background_imports()
             self._renderer = self._renderer()
             self._lazy = False
         return self._renderer
