@@ -136,7 +136,7 @@ def ask(
     if no_save and (cont or conversation_id):
         raise UsageError("--no-save cannot continue a saved conversation")
     settings = runnable_settings(settings_from_options(options), _warn)
-    if settings.vector_stores and settings.api in ("responses", "knowledge-forge"):
+    if settings.vector_stores and settings.api == "responses":
         from forge_cli.cli.knowledge import resolve_store_refs
 
         settings = asyncio.run(resolve_store_refs(settings))

@@ -128,7 +128,7 @@ def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
     if no_save and (resume or cont):
         raise UsageError("--no-save cannot resume a saved conversation")
     settings = runnable_settings(settings_from_options(options), _warn)
-    if settings.vector_stores and settings.api in ("responses", "knowledge-forge"):
+    if settings.vector_stores and settings.api == "responses":
         from forge_cli.cli.knowledge import resolve_store_refs
 
         settings = asyncio.run(resolve_store_refs(settings))

@@ -58,13 +58,11 @@ def build_knowledge_client(settings: Settings) -> KnowledgeClient:
 
 
 async def resolve_store_refs(settings: Settings) -> Settings:
-    """``settings`` with vector store names resolved to ids on a remote server (the built-in
-    engine resolves names itself): a server is sent ids, and an unknown or ambiguous name is
-    refused here, before the question is asked."""
+    """``settings`` with vector store names resolved to ids on a Responses server (the built-in
+    engine resolves names itself; Knowledge Forge is sent what the older CLI sent): a server is
+    sent ids, and an unknown or ambiguous name is refused here, before the question is asked."""
     refs = settings.vector_stores
-    if settings.api not in ("responses", "knowledge-forge") or all(
-        ref.startswith("vs_") for ref in refs
-    ):
+    if settings.api != "responses" or all(ref.startswith("vs_") for ref in refs):
         return settings
     from dataclasses import replace
 

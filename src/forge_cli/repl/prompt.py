@@ -94,7 +94,8 @@ _TYPEAHEAD_LIMIT = 1 << 20
 def typeahead(stream: object) -> str:
     """What was typed into the terminal ``stream`` but not read yet (complete lines: the line
     discipline holds a partial line until the prompt takes the terminal). Control characters
-    other than newlines and tabs are dropped."""
+    other than newlines and tabs are dropped. A Ctrl+D typed meanwhile (and nothing else) raises
+    ``EOFError``, as it would at the prompt."""
     try:
         fd = stream.fileno()  # type: ignore[attr-defined]
     except (AttributeError, OSError, ValueError):
@@ -105,7 +106,9 @@ def typeahead(stream: object) -> str:
     size = 0
     while size < _TYPEAHEAD_LIMIT and select.select([fd], [], [], 0)[0]:
         data = os.read(fd, 65536)
-        if not data:
+        if not data:  # Ctrl+D typed between prompts: the terminal reports end of input
+            if not chunks:
+                raise EOFError
             break
         chunks.append(data)
         size += len(data)

@@ -32,14 +32,29 @@ async def fold(
     builder = builder if builder is not None else SnapshotBuilder()
     last: Response | None = None
     redactor = DeltaRedactor()  # keys echoed by a server never reach a snapshot, even split
-    async for event in events:
-        snapshot = builder.feed(redactor(event))
-        if snapshot is not last:  # unchanged by this event: nothing new to show
-            last = snapshot
-            yield snapshot
+    try:
+        async for event in events:
+            snapshot = builder.feed(redactor(event))
+            if snapshot is not last:  # unchanged by this event: nothing new to show
+                last = snapshot
+                yield snapshot
+    except Exception:
+        held = _feed_held(builder, redactor)
+        if held is not None and held is not last:  # a failed stream keeps the text it carried
+            yield held
+        raise
+    held = _feed_held(builder, redactor)  # a stream cut before its full text keeps it too
+    last = held if held is not None else last
     final = builder.finish()
     if final is not last:
         yield final
+
+
+def _feed_held(builder: SnapshotBuilder, redactor: DeltaRedactor) -> Response | None:
+    snapshot: Response | None = None
+    for event in redactor.flush():
+        snapshot = builder.feed(event)
+    return snapshot
 
 
 def raise_for_failure(builder: SnapshotBuilder) -> None:

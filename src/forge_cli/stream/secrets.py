@@ -35,6 +35,18 @@ class DeltaRedactor:
 
     def __init__(self) -> None:
         self._held: dict[tuple[Any, Any], str] = {}
+        self._where: dict[tuple[Any, Any], dict[str, Any]] = {}
+
+    def flush(self) -> list[StreamEvent]:
+        """The text still held back, as deltas: the stream ended without the full text (a cut
+        connection), so what arrived is shown (redacted) rather than lost."""
+        events = [
+            StreamEvent("response.output_text.delta", {**self._where[key], "delta": held})
+            for key, held in self._held.items()
+            if held
+        ]
+        self._held.clear()
+        return events
 
     def __call__(self, event: StreamEvent) -> StreamEvent:
         if not secrets_in_use():
@@ -51,9 +63,11 @@ class DeltaRedactor:
             hold = held_prefix(text)
             if hold:
                 self._held[key] = text[-hold:]
+                self._where[key] = {k: v for k, v in event.data.items() if k != "delta"}
                 text = text[:-hold]
             return StreamEvent(event.type, {**event.data, "delta": text})
         if event.type in _FULL_TEXT_EVENTS:
+            self._held.clear()  # the full text (redacted below) replaces what was held back
             data = redact_data(event.data)
             return StreamEvent(event.type, data if isinstance(data, dict) else event.data)
         return event
