@@ -7,11 +7,12 @@ missing piece gives a one-line error instead of a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from forge_cli.backends.base import Backend
 from forge_cli.cli.local_store import engine_config, open_local_store
@@ -48,10 +49,14 @@ __all__ = [
     "build_view_factory",
     "default_model",
     "engine_config",
+    "keep_conversation_model",
     "new_conversation",
+    "run_settings",
     "runnable_settings",
     "set_backend_override",
     "stores_responses",
+    "tool_output_guard",
+    "warn",
 ]
 
 DEFAULT_BASE_URLS = {
@@ -180,6 +185,46 @@ def default_model(settings: Settings) -> str:
             "no model set for the chat API", hint="use --model, FORGE_MODEL or a profile"
         )
     return ""
+
+
+def warn(message: str) -> None:
+    """``forge: warning: …`` on stderr, sanitised (one line)."""
+    import click
+
+    from forge_cli.sanitize import sanitize_inline
+
+    click.echo(f"forge: warning: {sanitize_inline(message)}", err=True)
+
+
+def run_settings(options: dict[str, Any]) -> Settings:
+    """The settings of an ``ask`` or ``chat`` run: resolved, without tools the backend cannot
+    run (named in a warning), store names resolved to ids for a Responses server."""
+    from forge_cli.cli.options import settings_from_options
+
+    settings = runnable_settings(settings_from_options(options), warn)
+    if settings.vector_stores and settings.api == "responses":
+        import asyncio
+
+        from forge_cli.cli.knowledge import resolve_store_refs
+
+        settings = asyncio.run(resolve_store_refs(settings))
+    return settings
+
+
+def keep_conversation_model(settings: Settings, conversation: Conversation) -> Settings:
+    """A continued conversation keeps its model unless the run names one."""
+    if conversation.settings.model and not settings.model:
+        return replace(settings, model=conversation.settings.model)
+    return settings
+
+
+def tool_output_guard(settings: Settings) -> contextlib.AbstractContextManager[None]:
+    """With user tools, fds 1 and 2 stay Forge's (their raw writes are shown sanitised)."""
+    if not settings.functions:
+        return contextlib.nullcontext()
+    from forge_cli.cli.fdguard import guard_stdio_fds
+
+    return guard_stdio_fds()
 
 
 def runnable_settings(settings: Settings, warn: Callable[[str], None]) -> Settings:

@@ -18,11 +18,13 @@ from forge_cli.cli.build import (
     build_store,
     build_view_factory,
     default_model,
+    keep_conversation_model,
     new_conversation,
-    runnable_settings,
+    run_settings,
+    tool_output_guard,
 )
 from forge_cli.cli.main import EXIT_CODES_EPILOG
-from forge_cli.cli.options import complete_conversation_ids, settings_from_options, shared_options
+from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings
 from forge_cli.conversations import Conversation, ConversationStore, Turn, build_request
 from forge_cli.errors import UsageError
@@ -135,24 +137,12 @@ def ask(
         raise UsageError("use either --continue or --conversation ID, not both")
     if no_save and (cont or conversation_id):
         raise UsageError("--no-save cannot continue a saved conversation")
-    settings = runnable_settings(settings_from_options(options), _warn)
-    if settings.vector_stores and settings.api == "responses":
-        from forge_cli.cli.knowledge import resolve_store_refs
-
-        settings = asyncio.run(resolve_store_refs(settings))
+    settings = run_settings(options)
     text = read_question(question, sys.stdin, files)
     store = None if no_save else build_store()
     conversation = _conversation(settings, store, cont, conversation_id, options)
-    if conversation.settings.model and not settings.model:
-        from dataclasses import replace
-
-        settings = replace(settings, model=conversation.settings.model)
-    # User tools may write to fd 1 behind Python's back: keep stdout for Forge's own output.
-    guard: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-    if settings.functions:
-        from forge_cli.cli.fdguard import guard_stdio_fds
-
-        guard = guard_stdio_fds()
+    settings = keep_conversation_model(settings, conversation)
+    guard = tool_output_guard(settings)
     # One writer per conversation: a chat or another ask on it is refused, not overwritten.
     lock = (
         store.open_for_writing(conversation.id) if store is not None else contextlib.nullcontext()
@@ -204,9 +194,3 @@ def _conversation(
     if update:
         conversation.settings = conversation.settings.model_copy(update=update)
     return conversation
-
-
-def _warn(message: str) -> None:
-    from forge_cli.sanitize import sanitize_inline
-
-    click.echo(f"forge: warning: {sanitize_inline(message)}", err=True)

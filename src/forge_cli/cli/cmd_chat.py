@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
 from typing import Any
 
@@ -17,13 +16,15 @@ from forge_cli.cli.build import (
     build_store,
     build_view_factory,
     default_model,
+    keep_conversation_model,
     new_conversation,
-    runnable_settings,
+    run_settings,
     stores_responses,
+    tool_output_guard,
 )
 from forge_cli.cli.knowledge import build_knowledge_client
 from forge_cli.cli.main import EXIT_CODES_EPILOG
-from forge_cli.cli.options import complete_conversation_ids, settings_from_options, shared_options
+from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings, history_path
 from forge_cli.conversations import Conversation, ConversationStore
 from forge_cli.errors import UsageError
@@ -127,23 +128,11 @@ def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
     """Chat in the terminal. Conversations are saved after every turn (not with --no-save)."""
     if no_save and (resume or cont):
         raise UsageError("--no-save cannot resume a saved conversation")
-    settings = runnable_settings(settings_from_options(options), _warn)
-    if settings.vector_stores and settings.api == "responses":
-        from forge_cli.cli.knowledge import resolve_store_refs
-
-        settings = asyncio.run(resolve_store_refs(settings))
+    settings = run_settings(options)
     store = build_store()
     conversation = _pick(store, resume, cont, settings)
-    if conversation.settings.model and not settings.model:  # a resumed chat keeps its model
-        from dataclasses import replace
-
-        settings = replace(settings, model=conversation.settings.model)
-    # User tools may write to fds 1 and 2 behind Python's back: keep them Forge's (sanitised).
-    guard: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-    if settings.functions:
-        from forge_cli.cli.fdguard import guard_stdio_fds
-
-        guard = guard_stdio_fds()
+    settings = keep_conversation_model(settings, conversation)
+    guard = tool_output_guard(settings)
     if no_save:
         with guard:
             asyncio.run(_run(settings, conversation, None, tuple(options.get("mcp") or ())))
@@ -152,9 +141,3 @@ def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
         if conversation.turns:  # re-read under the lock: the last holder may have added turns
             conversation = store.load(conversation.id)
         asyncio.run(_run(settings, conversation, store, tuple(options.get("mcp") or ())))
-
-
-def _warn(message: str) -> None:
-    from forge_cli.sanitize import sanitize_inline
-
-    click.echo(f"forge: warning: {sanitize_inline(message)}", err=True)

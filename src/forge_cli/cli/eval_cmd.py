@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from forge_cli.cli.build import build_backend, build_mcp, build_responder, default_model
+from forge_cli.cli.build import build_backend, build_mcp, build_responder, default_model, warn
 from forge_cli.cli.options import settings_from_options, shared_options
 from forge_cli.config import Settings
 from forge_cli.errors import Interrupted, UsageError
@@ -50,10 +50,6 @@ def _inline(text: str) -> str:
     from forge_cli.sanitize import sanitize_inline
 
     return sanitize_inline(text)
-
-
-def _warn(message: str) -> None:
-    click.echo(f"forge: warning: {_inline(message)}", err=True)
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -213,7 +209,7 @@ def eval_command(
     settings = settings_from_options(options)
     data = load_dataset(dataset)
     for problem in data.problems:
-        _warn(f"skipped {problem.one_line(dataset)}")
+        warn(f"skipped {problem.one_line(dataset)}")
     if output and _same_file(output, dataset):
         raise UsageError("--output must not be the dataset file itself")
     writer = JsonlResultWriter(output) if output else None

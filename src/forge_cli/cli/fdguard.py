@@ -33,78 +33,53 @@ def _forward(read_fd: int, err: TextIO) -> None:
 
 
 @contextlib.contextmanager
-def guard_stdout_fd() -> Iterator[None]:
-    """See the module docstring. Does nothing where fd 1 cannot be duplicated (e.g. under a
-    test runner that replaced ``sys.stdout`` with an object without a file descriptor)."""
+def _guard_fd(fd: int, name: str) -> Iterator[None]:
+    """Keep ``fd`` (1 or 2) for Forge: it becomes a pipe whose bytes are shown on stderr,
+    sanitised; ``sys.<name>`` writes to a duplicate of the original. Does nothing where the
+    stream has no such descriptor (e.g. a test runner replaced it)."""
+    stream: TextIO = getattr(sys, name)
     try:
-        stdout_fd = sys.stdout.fileno()
-        sys.stdout.flush()
+        own_fd = stream.fileno()
+        stream.flush()
     except (AttributeError, OSError, ValueError):
         yield
         return
-    if stdout_fd != 1:
+    if own_fd != fd:
         yield
         return
-    saved = os.dup(1)
+    saved = os.dup(fd)
     read_fd, write_fd = os.pipe()
-    os.dup2(write_fd, 1)
-    os.close(write_fd)
-    err = sys.stderr
-    forwarder = threading.Thread(target=_forward, args=(read_fd, err), daemon=True)
-    forwarder.start()
-    previous = sys.stdout
-    encoding = getattr(previous, "encoding", None) or "utf-8"
+    encoding = getattr(stream, "encoding", None) or "utf-8"
     ours = os.fdopen(os.dup(saved), "w", encoding=encoding, errors="replace", buffering=1)
-    sys.stdout = ours
+    os.dup2(write_fd, fd)
+    os.close(write_fd)
+    # What arrives on the pipe is shown on Forge's stderr (for fd 2: the duplicate just made).
+    shown_on = ours if fd == 2 else sys.stderr
+    forwarder = threading.Thread(target=_forward, args=(read_fd, shown_on), daemon=True)
+    forwarder.start()
+    setattr(sys, name, ours)
     try:
         yield
     finally:
         with contextlib.suppress(OSError, ValueError):
             ours.flush()
-        sys.stdout = previous
-        os.dup2(saved, 1)  # closes the pipe's write end held by fd 1
+        setattr(sys, name, stream)
+        os.dup2(saved, fd)  # closes the pipe's write end held by the descriptor
         os.close(saved)
-        with contextlib.suppress(OSError, ValueError):
-            ours.close()
         # Children that still hold the pipe keep the forwarder alive; it is a daemon thread.
         forwarder.join(timeout=1.0)
-
-
-@contextlib.contextmanager
-def guard_stderr_fd() -> Iterator[None]:
-    """Like :func:`guard_stdout_fd` for fd 2: raw writes to stderr by a tool (``os.write(2,
-    ...)``, C code, children) are shown sanitised, so escape sequences never reach the terminal;
-    Forge's own stderr goes to a duplicate of the original."""
-    try:
-        stderr_fd = sys.stderr.fileno()
-        sys.stderr.flush()
-    except (AttributeError, OSError, ValueError):
-        yield
-        return
-    if stderr_fd != 2:
-        yield
-        return
-    saved = os.dup(2)
-    read_fd, write_fd = os.pipe()
-    previous = sys.stderr
-    encoding = getattr(previous, "encoding", None) or "utf-8"
-    ours = os.fdopen(os.dup(saved), "w", encoding=encoding, errors="replace", buffering=1)
-    os.dup2(write_fd, 2)
-    os.close(write_fd)
-    forwarder = threading.Thread(target=_forward, args=(read_fd, ours), daemon=True)
-    forwarder.start()
-    sys.stderr = ours
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError, ValueError):
-            ours.flush()
-        sys.stderr = previous
-        os.dup2(saved, 2)
-        os.close(saved)
-        forwarder.join(timeout=1.0)
         with contextlib.suppress(OSError, ValueError):
             ours.close()
+
+
+def guard_stdout_fd() -> contextlib.AbstractContextManager[None]:
+    """fd 1 stays Forge's: ``--json`` stays one clean document (see the module docstring)."""
+    return _guard_fd(1, "stdout")
+
+
+def guard_stderr_fd() -> contextlib.AbstractContextManager[None]:
+    """fd 2 stays Forge's: raw stderr writes of a tool are shown sanitised, never raw."""
+    return _guard_fd(2, "stderr")
 
 
 @contextlib.contextmanager
