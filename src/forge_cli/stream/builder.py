@@ -9,6 +9,13 @@ data: events out of order, for unknown items, of unknown types, or with broken J
 Snapshots are copy-on-write: each event replaces only the item it touches (and that item's touched
 part), so a snapshot handed out is never mutated afterwards. Text deltas go to append-only
 :class:`~forge_cli.protocol.text.TextBuffer` objects, so a delta costs amortized O(1).
+
+Snapshots are lazy (docs/adr/0015-lazy-snapshots.md): :meth:`SnapshotBuilder.apply` only changes
+the builder's own state, and the Response is built when :attr:`SnapshotBuilder.snapshot` is read,
+then cached until the next change. A text delta for a part that is already streaming takes a fast
+path: it is appended to the part's buffer and the part is marked pending; pending parts are put
+into their message (one copy of the part, the message and the response) when a snapshot is read
+or before any other event is applied, so every other handler sees the items as they stand.
 """
 
 from __future__ import annotations
@@ -66,7 +73,10 @@ class SnapshotBuilder:
         self._by_id: dict[str, int] = {}
         self._buffers: dict[tuple[int, str, int], TextBuffer] = {}
         self._seen: dict[int, tuple[str, int]] = {}
+        self._pending: dict[tuple[int, str, int], None] = {}
+        """Streaming text parts whose buffer grew since their message was last copied."""
         self._snapshot = self._base
+        self._dirty = False
         self.terminal: str | None = None
         """``completed``, ``failed``, ``incomplete`` or ``error`` once the stream said so."""
         self.error: ResponseError | None = None
@@ -79,7 +89,11 @@ class SnapshotBuilder:
 
     @property
     def snapshot(self) -> Response:
-        """The latest snapshot."""
+        """The latest snapshot (built on first read after a change, then cached)."""
+        if self._dirty:
+            self._sync()
+            self._snapshot = evolve(self._base, output=list(self._items))
+            self._dirty = False
         return self._snapshot
 
     @property
@@ -89,15 +103,37 @@ class SnapshotBuilder:
 
     def feed(self, event: StreamEvent) -> Response:
         """Apply one event and return the snapshot after it (the same object if nothing changed)."""
+        self.apply(event)
+        return self.snapshot
+
+    def apply(self, event: StreamEvent) -> bool:
+        """Apply one event; whether it changed the snapshot (read :attr:`snapshot` to get it).
+
+        Applying many events and reading the snapshot once costs one copy of what changed, not
+        one per event: the fold reads it once per batch of events that arrived together.
+        """
         self.diagnostics.events += 1
-        kind = EVENT_ALIASES.get(event.type, event.type)
+        kind = event.type
         data = event.data
+        if kind == _TEXT_DELTA and self.terminal is None:
+            self.valid_events += 1
+            if self._is_duplicate(kind, data):
+                return False
+            if self._append_text(data):
+                self._dirty = True
+                return True
+            return self._dispatch(kind, data)
+        kind = EVENT_ALIASES.get(kind, kind)
         if kind not in (INVALID_EVENT, "done"):
             self.valid_events += 1
         if self._is_duplicate(kind, data):
-            return self._snapshot
+            return False
         if self.terminal is not None and kind not in ("done", "error"):
             self.diagnostics.record("late", kind)
+        return self._dispatch(kind, data)
+
+    def _dispatch(self, kind: str, data: dict[str, Any]) -> bool:
+        self._sync()
         try:
             changed = self._apply(kind, data)
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
@@ -105,18 +141,50 @@ class SnapshotBuilder:
             self.diagnostics.record("malformed", f"{kind}: {type(exc).__name__}: {exc}")
             changed = False
         if changed:
-            self._snapshot = evolve(self._base, output=list(self._items))
-        return self._snapshot
+            self._dirty = True
+        return changed
+
+    def _append_text(self, data: dict[str, Any]) -> bool:
+        """The fast path of a text delta: append to the part's open buffer, copy nothing.
+
+        Taken only when the generic path would do exactly this (the item is located, is a
+        message, and the addressed part already streams into a buffer); else ``False``.
+        """
+        position = self._locate(data)
+        if position is None:
+            return False
+        key = (position, "content", _int(data.get("content_index"), 0))
+        buffer = self._buffers.get(key)
+        if buffer is None or not is_message(self._items[position]):
+            return False
+        buffer.append(str(data.get("delta") or ""))
+        self._pending[key] = None
+        return True
+
+    def _sync(self) -> None:
+        """Put the text of pending parts into their messages (copy-on-write, once per read)."""
+        if not self._pending:
+            return
+        for key in self._pending:
+            position, _, index = key
+            buffer = self._buffers.get(key)
+            item = self._items[position]
+            if buffer is None or not is_message(item):
+                continue
+            part = item.content[index] if index < len(item.content) else None
+            part = part if isinstance(part, OutputText) else OutputText()
+            self._items[position] = set_part(item, index, part.with_view(buffer.view()))
+        self._pending.clear()
 
     def finish(self) -> Response:
         """Close the stream. Without a terminal event the response is marked ``incomplete``."""
         if self.diagnostics.problems:
             _log.debug("stream: %s", self.diagnostics.summary())
-        if self.terminal is None and self._snapshot.status in (None, "in_progress", "queued"):
+        if self.terminal is None and self.snapshot.status in (None, "in_progress", "queued"):
             self.diagnostics.record("truncated", "the stream ended without a terminal event")
             self._base = self._base.model_copy(update={"status": "incomplete"})
             self._snapshot = self._base.model_copy(update={"output": list(self._items)})
-        return self._snapshot
+        return self.snapshot
 
     def end_problem(self) -> str | None:
         """Why the finished stream cannot be trusted as a whole answer, or ``None``.
@@ -541,18 +609,24 @@ class SnapshotBuilder:
 
 def _fingerprint(data: dict[str, Any]) -> int:
     """A cheap hash of what tells two events with one sequence number apart."""
-    parts = tuple(
-        value if isinstance(value, str | int | float | None) else repr(value)[:256]
-        for value in (
-            data.get("item_id"),
-            data.get("output_index"),
-            data.get("content_index"),
-            data.get("delta"),
-            len(data),
-        )
+    parts = (
+        data.get("item_id"),
+        data.get("output_index"),
+        data.get("content_index"),
+        data.get("delta"),
+        len(data),
     )
-    return hash(parts)
+    try:
+        return hash(parts)  # the common case: JSON scalars hash as they are
+    except TypeError:  # a list or an object where a scalar belongs
+        return hash(tuple(value if _hashable(value) else repr(value)[:256] for value in parts))
 
+
+def _hashable(value: object) -> bool:
+    return isinstance(value, str | int | float | None)
+
+
+_TEXT_DELTA = "response.output_text.delta"
 
 _ARRIVE_DONE = frozenset({"compaction"})
 """Status-less kinds that are whole when added: nothing runs, so they are never in progress."""
