@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from forge_cli._lazy import wait_for_background_imports
 from forge_cli.errors import BudgetExceededError, ForgeError, ToolIterationLimitError
@@ -99,9 +99,12 @@ async def run_turn(
     propagates, so ``asyncio.run`` and task owners see it as usual.
     """
     last: Response | None = None
+    response_cls: type[Response] | None = None
     try:
         async for update in responder(request):
-            if isinstance(update, response_type()):
+            if response_cls is None:
+                response_cls = response_type()
+            if isinstance(update, response_cls):
                 last = update
             if on_update is not None:
                 on_update(update)
@@ -122,7 +125,14 @@ async def run_turn(
 
 
 def backend_responder(backend: Backend) -> Responder:
-    """A responder that folds ``backend``'s event stream; a server-reported failure raises."""
+    """A responder that folds ``backend``'s event stream; a server-reported failure raises.
+
+    A backend with ``stream_batches`` (the events of one network read as one list) is folded a
+    batch at a time: one snapshot per batch instead of one per event (ADR 0015).
+    """
+    batched = getattr(backend, "stream_batches", None)
+    if batched is not None:
+        return _batch_responder(batched)
 
     async def respond(request: Request) -> AsyncIterator[AnswerUpdate]:
         events = backend.stream(request)
@@ -145,11 +155,34 @@ def backend_responder(backend: Backend) -> Responder:
     return respond
 
 
-async def _prepend(
-    first: StreamEvent | None, rest: AsyncIterator[StreamEvent]
-) -> AsyncIterator[StreamEvent]:
+def _batch_responder(
+    stream_batches: Callable[[Request], AsyncIterator[list[StreamEvent]]],
+) -> Responder:
+    async def respond(request: Request) -> AsyncIterator[AnswerUpdate]:
+        batches = stream_batches(request)
+        try:
+            first = await anext(batches, None)  # the request is out before anything is imported
+            wait_for_background_imports()
+            from forge_cli.stream import SnapshotBuilder, fold_batches, raise_for_failure
+
+            builder = SnapshotBuilder()
+            async for snapshot in fold_batches(_prepend(first, batches), builder):
+                yield snapshot
+        finally:
+            close = getattr(batches, "aclose", None)
+            if close is not None:
+                await close()
+        raise_for_failure(builder)
+
+    return respond
+
+
+_T = TypeVar("_T")
+
+
+async def _prepend(first: _T | None, rest: AsyncIterator[_T]) -> AsyncIterator[_T]:
     if first is None:
         return
     yield first
-    async for event in rest:
-        yield event
+    async for item in rest:
+        yield item

@@ -117,6 +117,17 @@ class ResponsesBackend:
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield its events as they arrive."""
+        async with aclosing(self.stream_batches(request)) as batches:
+            async for batch in batches:
+                for event in batch:
+                    yield event
+
+    async def stream_batches(self, request: Request) -> AsyncIterator[list[StreamEvent]]:
+        """Like :meth:`stream`, but the events one network read carried come as one list.
+
+        The turn runner folds a batch into one snapshot (``stream.fold_batches``): events that
+        arrived together are shown together, at the cost of one snapshot, not one per event.
+        """
         body = responses_body(request, dialect=self.dialect)
         body["stream"] = True
         if self.store is not None:
@@ -134,13 +145,13 @@ class ResponsesBackend:
             _reject_html(response, ctx)
             if _is_json(response):
                 reply = await self._json_reply_event(response, ctx)
-                yield knowledge_forge_event(reply) if self.dialect == "knowledge-forge" else reply
+                yield [knowledge_forge_event(reply) if self.dialect == "knowledge-forge" else reply]
                 return
-            async with aclosing(_sse_events(response, ctx, self.limits)) as events:
-                async for event in events:
+            async with aclosing(_sse_batches(response, ctx, self.limits)) as batches:
+                async for batch in batches:
                     if self.dialect == "knowledge-forge":
-                        event = knowledge_forge_event(event)
-                    yield event
+                        batch = [knowledge_forge_event(event) for event in batch]
+                    yield batch
         finally:
             release()
             await response.aclose()
@@ -274,10 +285,11 @@ def _is_json(response: httpx2.Response) -> bool:
     return content_type.startswith("application/json")
 
 
-async def _sse_events(
+async def _sse_batches(
     response: httpx2.Response, ctx: ErrorContext, limits: Limits = DEFAULT_LIMITS
-) -> AsyncGenerator[StreamEvent, None]:
-    """The body decoded as SSE events (the same decoder as :func:`aiter_sse_events`).
+) -> AsyncGenerator[list[StreamEvent], None]:
+    """The body decoded as SSE events (the same decoder as :func:`aiter_sse_events`), one list
+    per network read that completed any.
 
     A transport failure becomes our error, unless the server had already sent a terminal event:
     a connection dropped after ``response.completed`` lost nothing. The decoded size, each line
@@ -296,13 +308,15 @@ async def _sse_events(
             if finished:
                 return
             raise map_transport_error(exc, ctx, "stream") from exc
-        for event in decoder.feed(budget.add(chunk)):
-            finished = finished or event.type in TERMINAL_EVENTS
-            yield event
+        events = decoder.feed(budget.add(chunk))
+        if events:
+            finished = finished or any(event.type in TERMINAL_EVENTS for event in events)
+            yield events
         if decoder.done:
             return
-    for event in decoder.flush():
-        yield event
+    events = decoder.flush()
+    if events:
+        yield events
 
 
 async def _read_json(

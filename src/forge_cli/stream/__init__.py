@@ -9,7 +9,7 @@ from forge_cli._lazy import lazy_exports
 if TYPE_CHECKING:
     from forge_cli.stream.builder import SnapshotBuilder
     from forge_cli.stream.diagnostics import StreamDiagnostics
-    from forge_cli.stream.folding import fold, raise_for_failure
+    from forge_cli.stream.folding import fold, fold_batches, raise_for_failure
     from forge_cli.stream.sse import SSEDecoder, aiter_sse_events, iter_sse_events
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "StreamDiagnostics",
     "aiter_sse_events",
     "fold",
+    "fold_batches",
     "iter_sse_events",
     "raise_for_failure",
 ]
@@ -28,6 +29,7 @@ _WHERE = {
     "StreamDiagnostics": "diagnostics",
     "aiter_sse_events": "sse",
     "fold": "folding",
+    "fold_batches": "folding",
     "iter_sse_events": "sse",
     "raise_for_failure": "folding",
 }

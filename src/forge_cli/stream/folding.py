@@ -10,7 +10,7 @@ replace the package attribute ``forge_cli.stream.fold`` with itself when importe
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Sequence
 
 from forge_cli.errors import ProtocolError, StreamError
 from forge_cli.protocol.events import StreamEvent
@@ -18,7 +18,7 @@ from forge_cli.protocol.response import Response
 from forge_cli.stream.builder import SnapshotBuilder
 from forge_cli.stream.secrets import DeltaRedactor
 
-__all__ = ["fold", "raise_for_failure"]
+__all__ = ["fold", "fold_batches", "raise_for_failure"]
 
 
 async def fold(
@@ -34,15 +34,51 @@ async def fold(
     redactor = DeltaRedactor()  # keys echoed by a server never reach a snapshot, even split
     try:
         async for event in events:
-            snapshot = builder.feed(redactor(event))
-            if snapshot is not last:  # unchanged by this event: nothing new to show
-                last = snapshot
-                yield snapshot
+            if builder.apply(redactor(event)):  # unchanged by this event: nothing new to show
+                last = builder.snapshot
+                yield last
     except Exception:
         held = _feed_held(builder, redactor)
         if held is not None and held is not last:  # a failed stream keeps the text it carried
             yield held
         raise
+    async for snapshot in _close(builder, redactor, last):
+        yield snapshot
+
+
+async def fold_batches(
+    batches: AsyncIterable[Sequence[StreamEvent]], builder: SnapshotBuilder | None = None
+) -> AsyncIterator[Response]:
+    """Like :func:`fold`, for events that arrive in batches (those one network read carried).
+
+    One snapshot is yielded per batch that changed anything: the state after its last event.
+    The events of a batch arrived together, so no state a reader could have seen is skipped,
+    and the snapshot is built once per batch rather than once per event (ADR 0015).
+    """
+    builder = builder if builder is not None else SnapshotBuilder()
+    last: Response | None = None
+    redactor = DeltaRedactor()
+    apply = builder.apply
+    try:
+        async for batch in batches:
+            changed = False
+            for event in batch:
+                changed = apply(redactor(event)) or changed
+            if changed:
+                last = builder.snapshot
+                yield last
+    except Exception:
+        held = _feed_held(builder, redactor)
+        if held is not None and held is not last:
+            yield held
+        raise
+    async for snapshot in _close(builder, redactor, last):
+        yield snapshot
+
+
+async def _close(
+    builder: SnapshotBuilder, redactor: DeltaRedactor, last: Response | None
+) -> AsyncIterator[Response]:
     held = _feed_held(builder, redactor)  # a stream cut before its full text keeps it too
     last = held if held is not None else last
     final = builder.finish()
@@ -51,10 +87,10 @@ async def fold(
 
 
 def _feed_held(builder: SnapshotBuilder, redactor: DeltaRedactor) -> Response | None:
-    snapshot: Response | None = None
+    changed = False
     for event in redactor.flush():
-        snapshot = builder.feed(event)
-    return snapshot
+        changed = builder.apply(event) or changed
+    return builder.snapshot if changed else None
 
 
 def raise_for_failure(builder: SnapshotBuilder) -> None:

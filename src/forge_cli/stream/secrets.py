@@ -49,7 +49,8 @@ class DeltaRedactor:
         return events
 
     def __call__(self, event: StreamEvent) -> StreamEvent:
-        if not secrets_in_use():
+        secrets = secrets_in_use()
+        if not secrets:
             return event
         if event.type == "response.output_text.delta":
             key = (
@@ -59,18 +60,33 @@ class DeltaRedactor:
             delta = event.data.get("delta")
             if not isinstance(delta, str):
                 return event
-            text = redact(self._held.pop(key, "") + delta)
-            hold = held_prefix(text)
+            held = self._held.pop(key, "") if self._held else ""
+            text = redact(held + delta)
+            # held_prefix is 0 unless the last character occurs in some secret (before its end).
+            hold = held_prefix(text) if text and text[-1] in _prefix_chars(secrets) else 0
             if hold:
                 self._held[key] = text[-hold:]
                 self._where[key] = {k: v for k, v in event.data.items() if k != "delta"}
                 text = text[:-hold]
+            elif text is delta:
+                return event  # nothing held, nothing redacted: the event as it came
             return StreamEvent(event.type, {**event.data, "delta": text})
         if event.type in _FULL_TEXT_EVENTS:
             self._held.clear()  # the full text (redacted below) replaces what was held back
             data = redact_data(event.data)
             return StreamEvent(event.type, data if isinstance(data, dict) else event.data)
         return event
+
+
+_chars: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
+
+
+def _prefix_chars(secrets: tuple[str, ...]) -> frozenset[str]:
+    """The characters a held-back prefix can end with (cached per set of secrets)."""
+    global _chars
+    if _chars[0] is not secrets:
+        _chars = (secrets, frozenset("".join(secret[:-1] for secret in secrets)))
+    return _chars[1]
 
 
 async def redact_stream(events: AsyncIterable[StreamEvent]) -> AsyncIterator[StreamEvent]:

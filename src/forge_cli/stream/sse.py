@@ -125,9 +125,24 @@ class SSEDecoder:
         """Decode one chunk of bytes; return the events it completed."""
         if self._done or not chunk:
             return []
+        lines = self._lines.feed(chunk)
+        if not lines:
+            return []
+        # One decode per chunk: a line end is never part of a UTF-8 sequence, so decoding the
+        # joined lines gives the same text as decoding each line.
+        text = b"\n".join(lines).decode("utf-8", errors="replace")
         events: list[StreamEvent] = []
-        for raw in self._lines.feed(chunk):
-            event = self._line(raw.decode("utf-8", errors="replace"))
+        data = self._data
+        for line in text.split("\n"):
+            if line.startswith("data: "):  # the common line, inline (see _line)
+                value = line[6:]
+                self._data_size += len(value) + 1
+                if self._data_size > self._max_event:
+                    self._line(line)  # raises event_too_large
+                data.append(value)
+                continue
+            event = self._dispatch() if not line else self._line(line)
+            data = self._data
             if event is not None:
                 events.append(event)
                 if event.type == "done":
@@ -171,8 +186,8 @@ class SSEDecoder:
         self._event, self._data, self._data_size = None, [], 0
         if name is None and not data_lines:
             return None
-        payload = "\n".join(data_lines)
-        if name == "done" or payload.strip() == "[DONE]":
+        payload = data_lines[0] if len(data_lines) == 1 else "\n".join(data_lines)
+        if name == "done" or ("[DONE]" in payload and payload.strip() == "[DONE]"):
             self._done = True
             return StreamEvent("done", {})
         return _decode(name, payload, self._max_depth)
