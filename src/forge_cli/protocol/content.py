@@ -30,7 +30,19 @@ class _StreamedText(WireModel):
     @property
     def text(self) -> str:
         """The text of this part (joined on first read while streaming)."""
-        return self._view.text if self._view is not None else self.text_value
+        view = self.text_view
+        return view.text if view is not None else self.text_value
+
+    @property
+    def text_view(self) -> TextView | None:
+        """The lazy view the text reads from while it streams (``None`` once it is concrete).
+
+        Readers that follow a growing text use its ``length`` and ``text_from`` to read only
+        what is new. (Read from the private dict directly: pydantic's ``__getattr__`` for
+        private attributes is slow, and this runs once per streamed delta.)
+        """
+        private = self.__pydantic_private__
+        return private.get("_view") if private else None
 
     @field_serializer("text_value")
     def _serialize_text(self, _value: str) -> str:

@@ -11,6 +11,8 @@ of their own, so holding many snapshots costs no more memory than the text itsel
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 __all__ = ["TextBuffer", "TextView"]
 
 
@@ -45,6 +47,24 @@ class TextBuffer:
             return joined
         return self._joined[: self._ends[count - 1]] if count else ""
 
+    def length_at(self, count: int) -> int:
+        """The length of the text made of the first ``count`` fragments (nothing is joined)."""
+        return self._ends[count - 1] if count else 0
+
+    def text_from(self, start: int, count: int) -> str:
+        """``text_at(count)[start:]``, joining only the fragments from ``start`` on.
+
+        A reader that follows the text (the plain renderer writes what is new) pays for the new
+        text only, not for the whole text on every read.
+        """
+        if count <= self._joined_count:
+            return self.text_at(count)[start:]
+        first = bisect_right(self._ends, start, 0, count)  # the fragment that holds ``start``
+        if first >= count:
+            return ""
+        offset = self._ends[first - 1] if first else 0
+        return "".join(self._parts[first:count])[max(0, start - offset) :]
+
     def __len__(self) -> int:
         return len(self._parts)
 
@@ -62,6 +82,15 @@ class TextView:
     def text(self) -> str:
         """The joined text of this view."""
         return self._buffer.text_at(self._count)
+
+    @property
+    def length(self) -> int:
+        """The length of :attr:`text`, without joining it."""
+        return self._buffer.length_at(self._count)
+
+    def text_from(self, start: int) -> str:
+        """``text[start:]``, joining only the fragments it needs."""
+        return self._buffer.text_from(start, self._count)
 
     def __str__(self) -> str:
         return self.text

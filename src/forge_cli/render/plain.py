@@ -22,7 +22,9 @@ from forge_cli.protocol.citations import (
 )
 from forge_cli.protocol.citing import PARTIAL_MARKER_RE
 from forge_cli.protocol.guards import is_message
-from forge_cli.protocol.items import Message
+from forge_cli.protocol.annotations import Annotation
+from forge_cli.protocol.content import OutputText
+from forge_cli.protocol.items import Message, OutputItem
 from forge_cli.protocol.loop_events import LoopEvent
 from forge_cli.protocol.response import Response
 from forge_cli.redact import redact
@@ -81,6 +83,9 @@ class PlainRenderer:
         self._wrote_text = False
         self._at_line_start = True
         self._last: Response | None = None
+        self._seen: list[OutputItem] = []
+        """The items of the last snapshot drawn (unchanged items need no second look)."""
+        self._changed: list[int] = []
         self._citations: list[Citation] | None = None
         self._finished = False
 
@@ -149,6 +154,18 @@ class PlainRenderer:
 
     def _update(self, response: Response, *, final: bool) -> None:
         now = self.clock.now()
+        output = response.output
+        if not final and self._only_text_changed(output):
+            for index in self._changed:  # the rest is as the last pass left it
+                item = output[index]
+                assert is_message(item)
+                done = item.is_done or index < len(output) - 1  # settled() for a message
+                self.clock.observe(item_key(item, index), done, now)
+                self._text(index, item, done)
+            self._seen = list(output)
+            self.stdout.flush()
+            return
+        self._seen = list(output)
         ctx = RenderContext.for_response(
             response, glyphs=self.glyphs, clock=self.clock, numbering=self._numbering,
             final=True, show_reasoning=self.show_reasoning,
@@ -172,6 +189,26 @@ class PlainRenderer:
                 ctx.final = True
         self.stdout.flush()
 
+    def _only_text_changed(self, output: list[OutputItem]) -> bool:
+        """Whether ``output`` differs from the last pass only in messages (the common case:
+        one more text delta), listing their positions in ``_changed``.
+
+        Nothing else can differ then: the other items are the same objects, and whether a
+        message is settled depends only on itself and on the item count.
+        """
+        seen = self._seen
+        if len(output) != len(seen):
+            return False
+        changed = self._changed
+        changed.clear()
+        for index, item in enumerate(output):
+            before = seen[index]
+            if item is not before:
+                if not (is_message(item) and is_message(before)):
+                    return False
+                changed.append(index)
+        return True
+
     def _status(self, item: object, key: str, ctx: RenderContext) -> None:
         entry = self.registry.lookup(item)
         for renderable in entry.render(item, key, ctx):
@@ -181,20 +218,23 @@ class PlainRenderer:
         state = self._messages.setdefault(index, _Progress())
         if state.done:
             return
-        text = message.text
-        end = len(text)
+        # Only the text from what was printed on is read: the part of it before ``base`` is
+        # neither joined nor copied again (positions below are relative to ``base``).
+        text, base, annotations = _new_text(message, state.printed)
+        length = base + len(text)
+        end = length
         if not done:
-            partial = PARTIAL_MARKER_RE.search(text, max(0, end - 12))
+            partial = PARTIAL_MARKER_RE.search(text, max(0, end - base - 12))
             if partial is not None:
-                end = partial.start()
+                end = base + partial.start()
         # On completion run once more even when all text is out: a citation positioned at the very
         # end of the text arrives after the last delta and still needs its marker.
         if end > state.printed or (done and end == state.printed and state.printed > 0):
             if state.printed == 0 and self._wrote_text:
                 self._write("\n" if self._at_line_start else "\n\n")
-            own_end = len(text) + 1 if done else end
-            block = Block(state.printed, end, state.printed, own_end)
-            chunk = state.cites.cite(text, block, positioned_annotations(message), self._numbering)
+            own_end = length + 1 if done else end
+            block = Block(state.printed - base, end - base, state.printed - base, own_end - base)
+            chunk = state.cites.cite(text, block, annotations, self._numbering)
             self._write(sanitize(redact(chunk)))
             self._wrote_text = True
             state.printed = end
@@ -207,3 +247,19 @@ class PlainRenderer:
         if text:
             self.stdout.write(text)
             self._at_line_start = text.endswith("\n")
+
+
+def _new_text(message: Message, start: int) -> tuple[str, int, list[tuple[int | None, Annotation]]]:
+    """The message's text from ``start`` on, that offset, and its positioned annotations.
+
+    A message streaming into one text part without annotations (nearly every answer) is read
+    from its lazy view, so only the new text is joined; any other message is read whole.
+    """
+    content = message.content
+    if len(content) == 1:
+        part = content[0]
+        if isinstance(part, OutputText) and not part.annotations:
+            view = part.text_view
+            if view is not None:
+                return view.text_from(start), start, []
+    return message.text, 0, positioned_annotations(message)
