@@ -122,7 +122,7 @@ class ResponsesBackend:
                 for event in batch:
                     yield event
 
-    async def stream_batches(self, request: Request) -> AsyncIterator[list[StreamEvent]]:
+    async def stream_batches(self, request: Request) -> AsyncGenerator[list[StreamEvent], None]:
         """Like :meth:`stream`, but the events one network read carried come as one list.
 
         The turn runner folds a batch into one snapshot (``stream.fold_batches``): events that

@@ -56,14 +56,16 @@ def evolve(model: _M, **update: Any) -> _M:
     private attributes are carried over (the private dict is copied, extras are shared: neither is
     mutated after a snapshot is handed out).
     """
-    new = model.__class__.__new__(model.__class__)
-    fields = dict(model.__dict__)
+    cls = model.__class__
+    new = cls.__new__(cls)
+    fields = model.__dict__.copy()
     fields.update(update)
-    object.__setattr__(new, "__dict__", fields)
-    object.__setattr__(
-        new, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys()
-    )
-    object.__setattr__(new, "__pydantic_extra__", model.__pydantic_extra__)
+    _set(new, "__dict__", fields)
+    _set(new, "__pydantic_fields_set__", model.__pydantic_fields_set__.union(update))
+    _set(new, "__pydantic_extra__", model.__pydantic_extra__)
     private = model.__pydantic_private__
-    object.__setattr__(new, "__pydantic_private__", dict(private) if private else private)
+    _set(new, "__pydantic_private__", private.copy() if private else private)
     return new
+
+
+_set = object.__setattr__

@@ -51,7 +51,11 @@ class _StreamedText(WireModel):
     def with_view(self, view: TextView) -> Self:
         """A copy whose text reads from ``view`` (used by the SnapshotBuilder)."""
         copy = evolve(self)
-        copy._view = view
+        private = copy.__pydantic_private__  # evolve copied it: setting it here is safe
+        if private is None:
+            copy._view = view
+        else:
+            private["_view"] = view
         return copy
 
     def with_text(self, text: str) -> Self:

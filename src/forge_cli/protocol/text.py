@@ -92,6 +92,10 @@ class TextView:
         """``text[start:]``, joining only the fragments it needs."""
         return self._buffer.text_from(start, self._count)
 
+    def extends(self, other: TextView) -> bool:
+        """Whether this view's text starts with ``other``'s (a later view of the same buffer)."""
+        return self._buffer is other._buffer and self._count >= other._count
+
     def __str__(self) -> str:
         return self.text
 

@@ -12,10 +12,14 @@ import time
 from typing import Any, TextIO
 
 from forge_cli.protocol.citations import Citation, CitationNumbering, collect_citations
+from forge_cli.protocol.content import OutputText
 from forge_cli.protocol.guards import is_message, is_reasoning
+from forge_cli.protocol.items import FunctionCallOutput, Message, OutputItem
 from forge_cli.protocol.loop_events import LoopEvent, Notice, event_payload
 from forge_cli.protocol.response import Response
+from forge_cli.protocol.text import TextView
 from forge_cli.redact import redact
+from forge_cli.render._changes import ItemChanges
 from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.document import answer_document, item_document
 from forge_cli.render.glyphs import UNICODE
@@ -38,6 +42,7 @@ class JsonRenderer:
         self._last: Response | None = None
         self._citations: list[Citation] = []
         self._finished = False
+        self._changes = ItemChanges()
 
     @property
     def citations(self) -> list[Citation]:
@@ -49,7 +54,11 @@ class JsonRenderer:
     def on_snapshot(self, response: Response) -> None:
         """Remember the snapshot and time its items."""
         self._last = response
-        _observe(self.clock, response, final=False)
+        if not self._changes.only_messages(response.output):
+            _observe(self.clock, response, final=False)
+        else:  # only messages changed: the others were timed as they are
+            _observe_messages(self.clock, response.output, self._changes.changed)
+        self._changes.remember(response.output)
 
     def on_event(self, event: LoopEvent) -> None:
         """Agent-loop events are not part of the single document. Info notices (what a tool
@@ -112,6 +121,23 @@ def _observe(clock: ItemClock, response: Response, *, final: bool) -> list[bool]
     return flags
 
 
+def _observe_messages(clock: ItemClock, output: list[OutputItem], changed: list[int]) -> None:
+    """:func:`_observe` for the changed messages only (see ``ItemChanges.only_messages``)."""
+    now = clock.now()
+    count = len(output)
+    for index in changed:
+        item = output[index]
+        clock.observe(item_key(item, index), _message_settled(item, index, count), now)
+
+
+def _message_settled(item: OutputItem, index: int, count: int) -> bool:
+    # settled() ignores the context for a message: an empty one serves.
+    return settled(item, index, count, _NO_CONTEXT)
+
+
+_NO_CONTEXT = RenderContext(UNICODE, ItemClock(lambda: 0.0), CitationNumbering())
+
+
 class JsonlRenderer(JsonRenderer):
     """One JSON line per event; the last line is the ``answer`` document.
 
@@ -128,8 +154,10 @@ class JsonlRenderer(JsonRenderer):
         super().__init__(stdout, clock=clock, stderr=stderr)
         self._started = False
         self._seen: dict[int, tuple[str | None, str | None]] = {}
-        self._texts: dict[int, str] = {}
+        self._texts: dict[int, str | TextView] = {}
+        """The text emitted last per item: the view it was read from while a message streams."""
         self._done: set[int] = set()
+        self._outputs: dict[str, FunctionCallOutput] = {}
 
     def _emit(self, kind: str, payload: dict[str, Any]) -> None:
         self.stdout.write(redact(json_dumps_safe({"type": kind, "payload": payload})) + "\n")
@@ -139,7 +167,12 @@ class JsonlRenderer(JsonRenderer):
         if self._finished:
             return
         self._last = response
-        self._diff(response, _observe(self.clock, response, final=False))
+        output = response.output
+        if self._started and self._changes.only_messages(output):
+            self._diff_messages(output, self._changes.changed)
+        else:
+            self._diff(response, _observe(self.clock, response, final=False))
+        self._changes.remember(output)
         self.stdout.flush()
 
     def on_event(self, event: LoopEvent) -> None:
@@ -172,31 +205,64 @@ class JsonlRenderer(JsonRenderer):
         if not self._started:
             self._started = True
             self._emit("response.started", {"id": response.id, "model": response.model})
-        outputs = RenderContext.for_response(
+        outputs = self._outputs = RenderContext.for_response(
             response, glyphs=UNICODE, clock=self.clock, numbering=CitationNumbering(),
             final=True, show_reasoning=False,
         ).outputs  # fmt: skip
         for index, item in enumerate(response.output):
-            ident = getattr(item, "id", None)
-            status = getattr(item, "status", None)
-            previous = self._seen.get(index)
-            if previous is None:
-                self._emit("item.started", {"index": index, "type": str(item.type),
-                                            "id": ident, "status": status})  # fmt: skip
-            elif previous[1] != status:
-                self._emit("item.status", {"index": index, "id": ident, "status": status})
-            self._seen[index] = (ident, status)
-            if is_message(item) or is_reasoning(item):
-                self._text_delta(
-                    index, ident, item.text, "text" if is_message(item) else "reasoning"
-                )
-            if done_flags[index] and index not in self._done:
-                self._done.add(index)
-                doc = item_document(item, index, outputs, self.clock)
-                self._emit("item.done", {"index": index, "item": doc})
+            self._diff_item(index, item, done_flags[index], outputs)
+
+    def _diff_messages(self, output: list[OutputItem], changed: list[int]) -> None:
+        """:meth:`_diff` when only the messages at ``changed`` differ from the last snapshot."""
+        now = self.clock.now()
+        count = len(output)
+        for index in changed:
+            item = output[index]
+            done = _message_settled(item, index, count)
+            self.clock.observe(item_key(item, index), done, now)
+            self._diff_item(index, item, done, self._outputs)  # the other items are unchanged
+
+    def _diff_item(
+        self, index: int, item: OutputItem, done: bool, outputs: dict[str, FunctionCallOutput]
+    ) -> None:
+        ident = getattr(item, "id", None)
+        status = getattr(item, "status", None)
+        previous = self._seen.get(index)
+        if previous is None:
+            self._emit("item.started", {"index": index, "type": str(item.type),
+                                        "id": ident, "status": status})  # fmt: skip
+        elif previous[1] != status:
+            self._emit("item.status", {"index": index, "id": ident, "status": status})
+        self._seen[index] = (ident, status)
+        if is_message(item):
+            view = _streaming_view(item)
+            if view is None or not self._view_delta(index, ident, view):
+                self._text_delta(index, ident, item.text, "text")
+                if view is not None:
+                    self._texts[index] = view  # reads the same text; the next delta reads less
+        elif is_reasoning(item):
+            self._text_delta(index, ident, item.text, "reasoning")
+        if done and index not in self._done:
+            self._done.add(index)
+            doc = item_document(item, index, outputs, self.clock)
+            self._emit("item.done", {"index": index, "item": doc})
+
+    def _view_delta(self, index: int, ident: str | None, view: TextView) -> bool:
+        """The text delta of a message streaming into one part, read from its lazy view:
+        only the new text is joined. ``False`` when the view does not continue the text
+        emitted last (then the whole text is compared)."""
+        old = self._texts.get(index, "")
+        if not isinstance(old, TextView) or not view.extends(old):
+            return False
+        if view.length > old.length:
+            self._emit("text.delta", {"index": index, "id": ident,
+                                      "delta": view.text_from(old.length)})  # fmt: skip
+        self._texts[index] = view
+        return True
 
     def _text_delta(self, index: int, ident: str | None, text: str, kind: str) -> None:
-        old = self._texts.get(index, "")
+        previous = self._texts.get(index, "")
+        old = previous.text if isinstance(previous, TextView) else previous
         if text == old:
             return
         tail = old[-32:]
@@ -205,3 +271,13 @@ class JsonlRenderer(JsonRenderer):
         else:
             self._emit("text.replaced", {"index": index, "id": ident, "text": text})
         self._texts[index] = text
+
+
+def _streaming_view(message: Message) -> TextView | None:
+    """The lazy view of a message that streams into one text part, else ``None``."""
+    content = message.content
+    if len(content) == 1:
+        part = content[0]
+        if isinstance(part, OutputText):
+            return part.text_view
+    return None

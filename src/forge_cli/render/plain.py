@@ -13,6 +13,7 @@ from typing import TextIO
 
 from rich.console import Console
 
+from forge_cli.protocol.annotations import Annotation
 from forge_cli.protocol.blocks import Block
 from forge_cli.protocol.citations import (
     Citation,
@@ -21,13 +22,13 @@ from forge_cli.protocol.citations import (
     positioned_annotations,
 )
 from forge_cli.protocol.citing import PARTIAL_MARKER_RE
-from forge_cli.protocol.guards import is_message
-from forge_cli.protocol.annotations import Annotation
 from forge_cli.protocol.content import OutputText
-from forge_cli.protocol.items import Message, OutputItem
+from forge_cli.protocol.guards import is_message
+from forge_cli.protocol.items import Message
 from forge_cli.protocol.loop_events import LoopEvent
 from forge_cli.protocol.response import Response
 from forge_cli.redact import redact
+from forge_cli.render._changes import ItemChanges
 from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.events import notice_parts
 from forge_cli.render.glyphs import ASCII, UNICODE
@@ -83,9 +84,8 @@ class PlainRenderer:
         self._wrote_text = False
         self._at_line_start = True
         self._last: Response | None = None
-        self._seen: list[OutputItem] = []
-        """The items of the last snapshot drawn (unchanged items need no second look)."""
-        self._changed: list[int] = []
+        self._changes = ItemChanges()  # unchanged items need no second look
+        self._ctx: RenderContext | None = None
         self._citations: list[Citation] | None = None
         self._finished = False
 
@@ -155,23 +155,26 @@ class PlainRenderer:
     def _update(self, response: Response, *, final: bool) -> None:
         now = self.clock.now()
         output = response.output
-        if not final and self._only_text_changed(output):
-            for index in self._changed:  # the rest is as the last pass left it
+        count = len(output)
+        ctx = self._ctx
+        if not final and ctx is not None and self._changes.only_messages(output):
+            # The rest is as the last pass left it; a message's settling ignores the pairings
+            # the context holds, so the last pass's context serves.
+            for index in self._changes.changed:
                 item = output[index]
                 assert is_message(item)
-                done = item.is_done or index < len(output) - 1  # settled() for a message
+                done = settled(item, index, count, ctx)
                 self.clock.observe(item_key(item, index), done, now)
                 self._text(index, item, done)
-            self._seen = list(output)
+            self._changes.remember(output)
             self.stdout.flush()
             return
-        self._seen = list(output)
-        ctx = RenderContext.for_response(
+        self._changes.remember(output)
+        ctx = self._ctx = RenderContext.for_response(
             response, glyphs=self.glyphs, clock=self.clock, numbering=self._numbering,
             final=True, show_reasoning=self.show_reasoning,
         )  # fmt: skip
-        count = len(response.output)
-        for index, item in enumerate(response.output):
+        for index, item in enumerate(output):
             key = item_key(item, index)
             done = final or settled(item, index, count, ctx)
             self.clock.observe(key, done, now)
@@ -188,26 +191,6 @@ class PlainRenderer:
                 self._status(item, key, ctx)
                 ctx.final = True
         self.stdout.flush()
-
-    def _only_text_changed(self, output: list[OutputItem]) -> bool:
-        """Whether ``output`` differs from the last pass only in messages (the common case:
-        one more text delta), listing their positions in ``_changed``.
-
-        Nothing else can differ then: the other items are the same objects, and whether a
-        message is settled depends only on itself and on the item count.
-        """
-        seen = self._seen
-        if len(output) != len(seen):
-            return False
-        changed = self._changed
-        changed.clear()
-        for index, item in enumerate(output):
-            before = seen[index]
-            if item is not before:
-                if not (is_message(item) and is_message(before)):
-                    return False
-                changed.append(index)
-        return True
 
     def _status(self, item: object, key: str, ctx: RenderContext) -> None:
         entry = self.registry.lookup(item)
