@@ -77,6 +77,7 @@ class SnapshotBuilder:
         """Streaming text parts whose buffer grew since their message was last copied."""
         self._snapshot = self._base
         self._dirty = False
+        self._added = False
         self.terminal: str | None = None
         """``completed``, ``failed``, ``incomplete`` or ``error`` once the stream said so."""
         self.error: ResponseError | None = None
@@ -134,12 +135,16 @@ class SnapshotBuilder:
 
     def _dispatch(self, kind: str, data: dict[str, Any]) -> bool:
         self._sync()
+        self._added = False
         try:
             changed = self._apply(kind, data)
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
             # Defensive: a payload shape we did not foresee must never break the stream.
             self.diagnostics.record("malformed", f"{kind}: {type(exc).__name__}: {exc}")
             changed = False
+        # An item synthesised for an orphan event is a change even when the event itself then
+        # changed nothing: whenever the snapshot is read, it shows the item.
+        changed = changed or self._added
         if changed:
             self._dirty = True
         return changed
@@ -298,6 +303,7 @@ class SnapshotBuilder:
         return None
 
     def _add(self, item: OutputItem, output_index: Any) -> int:
+        self._added = True
         position = len(self._items)
         self._items.append(item)
         if isinstance(output_index, int):
