@@ -1,16 +1,32 @@
-"""SSE parse + fold throughput: ours versus the openai SDK's stream accumulator, same bytes.
+"""SSE parse + fold throughput: ours versus the openai SDK's stream accumulator, same bytes;
+and the whole path from SSE bytes to plain / JSONL output, per event, against its floor.
 
 Builds a Responses stream with 20,000 text deltas, then measures events per second for
 (a) our SSEDecoder + SnapshotBuilder and (b) ``openai`` ``client.responses.stream(...)`` reading the
 same bytes through an in-memory transport. Target: ours >= 4x the SDK's events per second.
+
+Then the turn path as ``forge ask --plain`` / ``--jsonl`` runs it, in-process (CPU µs per event,
+best of 5): the ResponsesBackend reading the bytes in 4 KB network reads from a mock transport,
+the fold (with the live key redactor), the turn runner and the renderer writing to a buffer --
+once folding each network read's events into one snapshot (``stream_batches``, the Responses
+path) and once one snapshot per event (the path of backends without batches). The floor is what
+any client must do: split the SSE frames, ``json.loads`` each, append the text.
+``--baseline SRC`` measures the tree in SRC (a checkout's ``src/``) in the same run, for
+before/after figures.
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import io
 import json
+import os
 import statistics
+import subprocess
 import sys
 import time
+from typing import Any
 
 DELTAS = 20_000
 TARGET_RATIO = 4.0
@@ -128,8 +144,132 @@ def run_sdk(body: bytes) -> tuple[float, int, str]:
     return elapsed, count, text
 
 
+def run_floor(body: bytes) -> float:
+    """CPU seconds of the least a client must do: frames split, JSON decoded, text appended."""
+    parts = chunks(body)
+    start = time.process_time()
+    pending = b""
+    text: list[str] = []
+    for chunk in parts:
+        frames = (pending + chunk).split(b"\n\n")
+        pending = frames.pop()
+        for frame in frames:
+            data = json.loads(frame[frame.index(b"data: ") + 6 :])
+            if data["type"] == "response.output_text.delta":
+                text.append(data["delta"])
+    "".join(text)
+    return time.process_time() - start
+
+
+def run_turn_path(body: bytes, mode: str, *, batched: bool) -> float:
+    """CPU seconds for one answer through backend, fold, turn runner and renderer."""
+    import httpx2
+
+    from forge_cli.agent.turn import backend_responder, run_turn
+    from forge_cli.backends.responses_http import ResponsesBackend
+    from forge_cli.protocol.request import Request
+    from forge_cli.render.json_renderer import JsonlRenderer
+    from forge_cli.render.plain import PlainRenderer
+    from forge_cli.repl.view import RendererView
+
+    parts = chunks(body)
+
+    class Body(httpx2.AsyncByteStream):
+        async def __aiter__(self) -> Any:
+            for part in parts:
+                yield part
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=Body())
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    backend: Any = ResponsesBackend(
+        "http://bench.invalid/v1", api_key="sk-bench-0123456789", client=client
+    )
+    if not batched:
+        backend = _PerEvent(backend)
+    out = io.StringIO()
+    renderer: Any = PlainRenderer(out, io.StringIO()) if mode == "plain" else JsonlRenderer(out)
+    view = RendererView(renderer)
+
+    async def turn() -> float:
+        start = time.process_time()
+        outcome = await run_turn(
+            backend_responder(backend), Request(model="bench", input="hi"), on_update=view.update
+        )
+        view.finish(outcome.response, status=outcome.status, error=outcome.error)
+        return time.process_time() - start
+
+    return asyncio.run(turn())
+
+
+class _PerEvent:
+    """A backend that offers ``stream`` only (as the chat and local backends do)."""
+
+    name = "responses"
+    runs_hosted_tools = True
+
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend
+
+    def stream(self, request: Any) -> Any:
+        return self._backend.stream(request)
+
+    async def aclose(self) -> None:
+        await self._backend.aclose()
+
+
+def measure_turns(body: bytes) -> dict[str, float]:
+    """Best-of-5 CPU µs per event for the floor and each turn path."""
+    events = body.count(b"\n\n")
+    figures: dict[str, float] = {}
+    jobs: dict[str, Any] = {"floor": lambda: run_floor(body)}
+    for mode in ("plain", "jsonl"):
+        for batched in (True, False):
+            label = f"{mode}, {'batched' if batched else 'per event'}"
+            jobs[label] = lambda m=mode, b=batched: run_turn_path(body, m, batched=b)
+    for label, job in jobs.items():
+        job()  # warm imports and caches
+        figures[label] = min(job() for _ in range(5)) * 1e6 / events
+    return figures
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", metavar="SRC", help="also measure the tree in SRC")
+    parser.add_argument("--turns-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
     body = build_stream()
+    if args.turns_only:
+        print(json.dumps(measure_turns(body)))
+        return 0
+    status = compare_with_sdk(body)
+    print_turns(body, args.baseline)
+    return status
+
+
+def print_turns(body: bytes, baseline: str | None) -> None:
+    ours = measure_turns(body)
+    base: dict[str, float] = {}
+    if baseline:
+        env = {**os.environ, "PYTHONPATH": os.path.abspath(baseline)}
+        done = subprocess.run(
+            [sys.executable, __file__, "--turns-only"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        base = json.loads(done.stdout)
+    events = body.count(b"\n\n")
+    print(f"turn path, CPU µs per event (best of 5, {events} events; before -> after):")
+    floor = ours["floor"]
+    for label, value in ours.items():
+        before = f"{base[label]:6.1f} -> " if label in base else ""
+        print(f"  {label:<20} {before}{value:6.1f}  ({value / floor:4.1f}x the floor)")
+
+
+def compare_with_sdk(body: bytes) -> int:
     run_ours(body)  # warm imports and caches
     run_sdk(body)
     ours_runs = [run_ours(body) for _ in range(3)]
