@@ -141,6 +141,9 @@ class SSEDecoder:
                     self._line(line)  # raises event_too_large
                 data.append(value)
                 continue
+            if line.startswith("event: "):
+                self._event = line[7:].strip()
+                continue
             event = self._dispatch() if not line else self._line(line)
             data = self._data
             if event is not None:
@@ -196,7 +199,7 @@ class SSEDecoder:
 def _decode(name: str | None, payload: str, max_depth: int | None = None) -> StreamEvent:
     data: Any
     try:
-        data = jsonsafe.loads(payload, max_depth=max_depth) if payload.strip() else {}
+        data = jsonsafe.loads(payload, max_depth=max_depth) if not _blank(payload) else {}
     except jsonsafe.JSONTooDeepError as exc:
         return StreamEvent(
             INVALID_EVENT, {"event": name, "raw": payload[:2000], "reason": str(exc)}
@@ -215,6 +218,11 @@ def _decode(name: str | None, payload: str, max_depth: int | None = None) -> Str
     if data.get("object") == "response":
         return StreamEvent("response.snapshot", {"response": data})
     return StreamEvent(INVALID_EVENT, {"event": name, "raw": payload[:2000]})
+
+
+def _blank(payload: str) -> bool:
+    """``not payload.strip()``, without copying the payload."""
+    return not payload or payload.isspace()
 
 
 def _flatten_http_error(data: dict[str, Any]) -> dict[str, Any]:
