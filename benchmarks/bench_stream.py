@@ -237,24 +237,33 @@ def measure_turns(body: bytes) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", metavar="SRC", help="also measure the tree in SRC")
-    parser.add_argument("--turns-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="only the turn path, for 2k, 20k and 100k deltas (is the cost per event flat?)",
+    )
+    parser.add_argument("--turns-only", type=int, metavar="DELTAS", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    body = build_stream()
     if args.turns_only:
-        print(json.dumps(measure_turns(body)))
+        print(json.dumps(measure_turns(build_stream(args.turns_only))))
         return 0
+    if args.scaling:
+        for deltas in (2_000, 20_000, 100_000):
+            print_turns(build_stream(deltas), args.baseline, deltas)
+        return 0
+    body = build_stream()
     status = compare_with_sdk(body)
     print_turns(body, args.baseline)
     return status
 
 
-def print_turns(body: bytes, baseline: str | None) -> None:
+def print_turns(body: bytes, baseline: str | None, deltas: int = DELTAS) -> None:
     ours = measure_turns(body)
     base: dict[str, float] = {}
     if baseline:
         env = {**os.environ, "PYTHONPATH": os.path.abspath(baseline)}
         done = subprocess.run(
-            [sys.executable, __file__, "--turns-only"],
+            [sys.executable, __file__, "--turns-only", str(deltas)],
             env=env,
             capture_output=True,
             text=True,
