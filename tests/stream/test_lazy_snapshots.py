@@ -164,3 +164,17 @@ def test_a_view_reads_its_length_and_any_suffix_without_joining(
     for i, (view, _) in enumerate(views):
         assert all(later.extends(view) for later, _ in views[i:])
         assert not TextBuffer().view().extends(view)
+
+
+@pytest.mark.anyio
+async def test_a_key_split_across_deltas_under_an_older_event_name_is_held_back(key: str) -> None:
+    where = {"item_id": "m1", "output_index": 0, "content_index": 0}
+    message = {"type": "message", "id": "m1", "role": "assistant", "content": []}
+    pieces = ["key: ", key[:6], key[6:], " end"]
+    events = [
+        StreamEvent("response.output_item.added", {"output_index": 0, "item": message}),
+        *[StreamEvent("response.text.delta", {**where, "delta": p}) for p in pieces],
+    ]
+    texts = [s.output_text async for s in fold(_events(events))]
+    assert all(key[:6] not in text for text in texts)
+    assert texts[-1] == "key: *** end"

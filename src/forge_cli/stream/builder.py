@@ -114,7 +114,7 @@ class SnapshotBuilder:
         one per event: the fold reads it once per batch of events that arrived together.
         """
         self.diagnostics.events += 1
-        kind = event.type
+        kind = EVENT_ALIASES.get(event.type, event.type)
         data = event.data
         if kind == _TEXT_DELTA and self.terminal is None:
             self.valid_events += 1
@@ -124,7 +124,6 @@ class SnapshotBuilder:
                 self._dirty = True
                 return True
             return self._dispatch(kind, data)
-        kind = EVENT_ALIASES.get(kind, kind)
         if kind not in (INVALID_EVENT, "done"):
             self.valid_events += 1
         if self._is_duplicate(kind, data):

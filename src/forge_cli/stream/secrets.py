@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
-from forge_cli.protocol.events import StreamEvent
+from forge_cli.protocol.events import EVENT_ALIASES, StreamEvent
 from forge_cli.redact import held_prefix, redact, redact_data, secrets_in_use
 
 __all__ = ["DeltaRedactor", "redact_stream"]
@@ -52,7 +52,8 @@ class DeltaRedactor:
         secrets = secrets_in_use()
         if not secrets:
             return event
-        if event.type == "response.output_text.delta":
+        kind = EVENT_ALIASES.get(event.type, event.type)  # older names fold the same way
+        if kind == "response.output_text.delta":
             key = (
                 event.data.get("item_id", event.data.get("output_index")),
                 event.data.get("content_index"),
@@ -71,7 +72,7 @@ class DeltaRedactor:
             elif text is delta:
                 return event  # nothing held, nothing redacted: the event as it came
             return StreamEvent(event.type, {**event.data, "delta": text})
-        if event.type in _FULL_TEXT_EVENTS:
+        if kind in _FULL_TEXT_EVENTS:
             self._held.clear()  # the full text (redacted below) replaces what was held back
             data = redact_data(event.data)
             return StreamEvent(event.type, data if isinstance(data, dict) else event.data)
