@@ -77,3 +77,28 @@ def test_one_huge_word_is_not_lost() -> None:
     chunks = chunk_text(text)
     assert "".join(c.text for c in chunks).replace(" ", "") == text.replace(" ", "")
     assert all(re.fullmatch(r"x+|x* ?tail", c.text) for c in chunks)
+
+
+def test_indented_hash_lines_are_code_comments_not_headings() -> None:
+    body = "Explanation of the example that follows. " * 8
+    text = (
+        ".. _sleep-label:\n\n"
+        "Time access\n===========\n\n"
+        "Sleeping\n--------\n\n" + body + "\n\n"
+        "Example::\n\n"
+        "   # Simulate a slow call\n"
+        "   time.sleep(1)\n\n"
+        "       # deeper comment\n"
+        "       pass\n\n" + body + "\n\n" + body + "\n\n" + body
+    )
+    chunks = chunk_text(text, target=400, max_chars=500, min_chars=100)
+    assert len(chunks) > 2
+    assert all(c.heading.startswith("Time access") for c in chunks)
+    assert chunks[-1].heading == "Time access > Sleeping"
+
+
+def test_markdown_heading_at_line_start_still_counts() -> None:
+    text = "# Title\n\n" + "Some words here. " * 20 + "\n\n## Part\n\n" + "More words. " * 30
+    headings = [c.heading for c in chunk_text(text, target=300, max_chars=400, min_chars=100)]
+    assert headings[0] == "Title"
+    assert headings[-1] == "Title > Part"

@@ -103,7 +103,7 @@ class _Chunker:
         first_end = self.text.find("\n", start, end)
         first_end = end if first_end < 0 else first_end
         first = self.text[start:first_end]
-        if _MD_HEADING.match(first):
+        if _MD_HEADING.match(first) and not self._indented(start):
             level = len(first) - len(first.lstrip("#"))
             return level, first.strip("# \t")
         if first_end < end:
@@ -115,6 +115,16 @@ class _Chunker:
                 return level, title
         return None
 
+    def _indented(self, start: int) -> bool:
+        """True when the line of ``start`` is indented (a ``#`` line in code, not a heading).
+
+        Blocks are stripped, so the indentation is what precedes ``start`` on its line. reST
+        literal blocks and indented Markdown code put ``# comment`` lines there; taken for
+        headings, they replaced the real heading path of a quarter of the Python reference.
+        """
+        line_start = self.text.rfind("\n", 0, start) + 1
+        return start > line_start
+
     def _add_block(self, start: int, end: int) -> None:
         heading = self._heading_of(start, end)
         if heading is not None:
@@ -123,6 +133,10 @@ class _Chunker:
             level, title = heading
             self.headings = [(lv, t) for lv, t in self.headings if lv < level]
             self.headings.append((level, title))
+            if self._start >= 0 and not self._heading:
+                # A short lead-in without a heading (a reST label such as ``.. _x:``) is
+                # labelled by the heading that follows it.
+                self._heading = " > ".join(t for _, t in self.headings)
         if self._start >= 0 and end - self._start > self.max_chars:
             self._flush()
         if end - start > self.max_chars:
