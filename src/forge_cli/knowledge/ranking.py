@@ -19,6 +19,7 @@ Ranking uses ``ORDER BY bm25(...) LIMIT n``, which lets SQLite keep a small top-
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from dataclasses import dataclass
 
@@ -32,6 +33,7 @@ __all__ = [
     "Scope",
     "bm25_ranking",
     "plan_match",
+    "term_idf",
 ]
 
 SCORING_BUDGET = 6_000
@@ -110,6 +112,22 @@ def plan_match(
         return None
     start = _window_start(conn, match, window) if spent > budget else 0
     return MatchPlan(match, start, tuple(kept))
+
+
+def term_idf(conn: sqlite3.Connection, terms: list[str]) -> list[float]:
+    """The IDF of each term over the indexed chunks, from FTS5 match counts.
+
+    ``log(1 + (N - df + 0.5) / (df + 0.5))``; counts stop at a quarter of the chunks (beyond
+    that a term's weight hardly moves), which bounds the work on a large store.
+    """
+    total = int(conn.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0])
+    cap = max(2_000, total // 4)
+    weights = []
+    for term in terms:
+        match = build_match_query(term)
+        df = _count(conn, match, cap) if match is not None else 0
+        weights.append(math.log(1.0 + (total - df + 0.5) / (df + 0.5)))
+    return weights
 
 
 def bm25_ranking(
