@@ -40,8 +40,9 @@ SCORING_BUDGET = 6_000
 """The most chunks one query scores with ``bm25()`` (a few ms of SQLite work)."""
 WINDOW_ROWS = 3_000
 """How many of the most recent matches a query of only very common words scores."""
-BM25_WEIGHTS = "1.5, 1.0"
-"""Column weights of ``bm25()``: the heading path counts 1.5 times the chunk text."""
+BM25_WEIGHTS = "1.5, 1.0, 1.0"
+"""Column weights of ``bm25()``: heading path 1.5, chunk text 1, document lead 1 (BM25F-like:
+each column has its own length normalisation and weight)."""
 _COMMON_FRACTION = 0.10
 _COMMON_MIN_ROWS = 500
 _OVERFETCH = 4
