@@ -21,7 +21,7 @@ from forge_cli.knowledge.dense import dense_index, model_id
 from forge_cli.knowledge.embedding import Embedder, embed_packed, embedder_name
 from forge_cli.knowledge.filters import compile_filter, parse_filter
 from forge_cli.knowledge.models import SearchHit
-from forge_cli.knowledge.query import STOPWORDS, query_terms
+from forge_cli.knowledge.query import STOPWORDS, query_terms, search_terms
 from forge_cli.knowledge.ranking import Scope, bm25_ranking, plan_match, term_idf
 from forge_cli.knowledge.scoring import (
     DEFAULT_FUSION,
@@ -105,7 +105,7 @@ def search_chunks(
     """
     check_limits(max_num_results, score_threshold)
     pool = max(max_num_results, fusion.pool) if embedder else max_num_results
-    plan = plan_match(conn, query_terms(query))
+    plan = plan_match(conn, search_terms(query))
     bm25 = bm25_ranking(conn, scope, plan, pool) if plan is not None else []
     dense = _dense_ranking(conn, scope, query, pool, embedder, notes) if embedder else []
     if dense:
@@ -148,7 +148,7 @@ def _alignment_ranking(
     drops this ranking, never the search.
     """
     word_vectors = getattr(embedder, "word_vectors", None)
-    terms = query_terms(query)
+    terms = search_terms(query)
     if not callable(word_vectors) or not terms or not candidates:
         return []
     marks = ", ".join("?" for _ in candidates)
@@ -204,7 +204,7 @@ def _dense_ranking(
     # A bag-of-words model (one with ``embed_array``) gets the query's topic words only; a
     # contextual model gets the question as asked.
     text = (
-        " ".join(query_terms(query)) if callable(getattr(embedder, "embed_array", None)) else query
+        " ".join(search_terms(query)) if callable(getattr(embedder, "embed_array", None)) else query
     )
     try:
         dim, blobs = embed_packed(embedder, [text or query])
