@@ -5,46 +5,69 @@ our :class:`Request` goes in (translated by ``_chat_request``), standard Respons
 come out (synthesised by ``_chat_stream``), so one SnapshotBuilder and one renderer serve every
 backend. Client-side tools run in the agent loop above; this class only talks to the server.
 
-The ``openai`` SDK (~0.3 s to import) is imported inside methods, never when this module loads.
-The SDK's raw streaming response is read line by line and each chunk parsed as a plain dict: the
-SDK's typed chunk parsing maps odd local-server chunks onto wrong classes (protocol.md §1.11), while
-its auth, retries, timeouts and HTTP error classes are kept. Errors are mapped in one place
+It sends through the shared httpx2 stack in ``_http`` (client, bearer key, retry policy, bounded
+bodies), as the Responses backend does; the openai SDK is not imported (its import alone cost
+~0.8 s of CPU and ~18 MB; docs/adr/0014-chat-path-http.md). The reply is read line by line and
+each chunk parsed as a plain dict: typed chunk parsing maps odd local-server chunks onto wrong
+classes (protocol.md §1.11). Retries and the wording of errors are the SDK's, kept in one place
 (``_chat_errors``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from forge_cli.backends._chat_errors import map_openai_error
+import httpx2
+
+from forge_cli.backends._chat_errors import CHAT_FAILURES, stream_read_error
 from forge_cli.backends._chat_request import to_chat_body
 from forge_cli.backends._chat_stream import ChatStreamTranslator
-from forge_cli.errors import BackendConnectionError, BackendTimeoutError, ProtocolError
+from forge_cli.backends._http import (
+    BodyBudget,
+    ErrorContext,
+    RetryPolicy,
+    SleepFunction,
+    build_client,
+    send_with_retries,
+)
+from forge_cli.errors import BackendConnectionError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
-from forge_cli.limits import DEFAULT_LIMITS, Limits
+from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.request import Request
 from forge_cli.redact import redact, register_secret
 from forge_cli.stream.sse import LineSplitter, event_too_large
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
-
-    from forge_cli.backends._http import BodyBudget
+    from collections.abc import Mapping
 
 __all__ = ["PLACEHOLDER_API_KEY", "ChatCompletionsBackend"]
 
 PLACEHOLDER_API_KEY = "sk-no-key-required"
-"""Sent when no key is configured: local servers need none, but the SDK insists on one."""
+"""Sent when no key is configured: local servers need none, but some proxies insist on one."""
+
+_MAX_JSON_BODY = 32 * 1024 * 1024
+
+_ORGANIZATION_ENV = (
+    ("OPENAI_ORG_ID", "OpenAI-Organization"),
+    ("OPENAI_PROJECT_ID", "OpenAI-Project"),
+)
+"""Headers the openai SDK sent from the environment; OpenAI needs them for some keys."""
 
 _log = logging.getLogger(__name__)
 
 
 class ChatCompletionsBackend:
-    """Stream one Chat Completions reply per request, as Responses events."""
+    """Stream one Chat Completions reply per request, as Responses events.
+
+    Retries before the reply's first byte follow :class:`RetryPolicy` with ``max_retries``
+    (connection failures and timeouts, HTTP 408/409/429/5xx, ``Retry-After``); ``timeout`` is
+    the idle time allowed between bytes, ``connect_timeout`` the time to connect.
+    """
 
     name = "chat"
     runs_hosted_tools = False
@@ -61,6 +84,7 @@ class ChatCompletionsBackend:
         default_headers: dict[str, str] | None = None,
         limits: Limits = DEFAULT_LIMITS,
         think_tags: bool = True,
+        sleep: SleepFunction = asyncio.sleep,
     ) -> None:
         self.base_url = base_url
         self.limits = limits
@@ -74,38 +98,50 @@ class ChatCompletionsBackend:
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.max_retries = max_retries
+        self.retry = RetryPolicy(max_retries=max_retries)
         self.default_headers = dict(default_headers or {})
         self.dropped_tools: list[str] = []
         """Hosted tool types the last request carried that a Chat server cannot run."""
-        self._client: AsyncOpenAI | None = None
+        self._sleep = sleep
+        self._client: httpx2.AsyncClient | None = None
 
-    def _get_client(self) -> AsyncOpenAI:
+    def _get_client(self) -> httpx2.AsyncClient:
         if self._client is None:
-            from openai import AsyncOpenAI
-
-            from forge_cli.backends._http import build_client
-
-            # Follows redirects like the Responses backend (and the SDK's own default client);
-            # error bodies are cut to limits.max_error_body_bytes before the SDK reads them.
-            http = build_client(
+            # Follows redirects like the Responses backend; error bodies are cut to
+            # limits.max_error_body_bytes before anyone reads them.
+            self._client = build_client(
                 connect_timeout=self.connect_timeout, read_timeout=self.timeout, limits=self.limits
-            )
-            self._client = AsyncOpenAI(
-                base_url=self.base_url,
-                api_key=self._api_key,
-                max_retries=self.max_retries,
-                default_headers=self.default_headers or None,
-                http_client=http,
             )
         return self._client
 
+    def _headers(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+        env = os.environ if environ is None else environ
+        headers = {"Accept": "application/json", "Authorization": f"Bearer {self._api_key}"}
+        for variable, header in _ORGANIZATION_ENV:
+            if env.get(variable):
+                headers[header] = env[variable]
+        headers.update(self.default_headers)
+        return headers
+
+    def _context(self) -> ErrorContext:
+        return ErrorContext(url=self.base_url.rstrip("/"), env_var=self.api_key_env)
+
+    async def _send(self, method: str, path: str, body: Any = None) -> httpx2.Response:
+        """The streaming 2xx reply to ``method path`` (retried per :attr:`retry`)."""
+        client = self._get_client()
+        ctx = self._context()
+        try:
+            request = client.build_request(
+                method, f"{ctx.url}{path}", json=body, headers=self._headers()
+            )
+        except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as exc:
+            raise BackendConnectionError(redact(f"cannot connect to {ctx.url}: {exc}")) from exc
+        return await send_with_retries(
+            client, request, policy=self.retry, ctx=ctx, sleep=self._sleep, failures=CHAT_FAILURES
+        )
+
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield Responses events as the chunks arrive."""
-        import httpx2
-        import openai
-
-        from forge_cli.backends._http import BodyBudget
-
         body = to_chat_body(request)
         self.dropped_tools = body.dropped_tools
         if body.dropped_tools:
@@ -114,37 +150,31 @@ class ChatCompletionsBackend:
                 ", ".join(body.dropped_tools),
             )
         translator = ChatStreamTranslator(request.model, split_think=self.think_tags)
-        client = self._get_client()
+        where = self.base_url.rstrip("/")
+        response = await self._send("POST", "/chat/completions", body.kwargs)
         finished = False
         valid = 0
-        where = self.base_url.rstrip("/")
         try:
-            response = client.chat.completions.with_streaming_response.create(**body.kwargs)
-            async with response as raw:
-                for event in translator.start():
-                    yield event
-                budget = BodyBudget(where, self.limits.max_response_bytes)
-                lines = _lines(raw.iter_bytes(), budget, self.limits.max_event_bytes)
-                async for chunk in _chunks(lines, self.limits):
-                    if chunk is None:
-                        finished = True
-                        break
-                    valid += 1
-                    error = _stream_error(chunk)
-                    if error is not None:
-                        for event in translator.fail(*error):
-                            yield event
-                        return
-                    for event in translator.feed(chunk):
+            for event in translator.start():
+                yield event
+            budget = BodyBudget(where, self.limits.max_response_bytes)
+            lines = _lines(response.aiter_bytes(), budget, self.limits.max_event_bytes)
+            async for chunk in _chunks(lines, self.limits):
+                if chunk is None:
+                    finished = True
+                    break
+                valid += 1
+                error = _stream_error(chunk)
+                if error is not None:
+                    for event in translator.fail(*error):
                         yield event
-        except openai.OpenAIError as exc:
-            raise map_openai_error(exc, base_url=self.base_url, env_var=self.api_key_env) from exc
-        except httpx2.TimeoutException as exc:
-            raise BackendTimeoutError(f"timed out reading from {where}") from exc
-        except httpx2.TransportError as exc:
-            raise BackendConnectionError(
-                redact(f"the connection to {where} was lost: {exc}")
-            ) from exc
+                    return
+                for event in translator.feed(chunk):
+                    yield event
+        except httpx2.HTTPError as exc:
+            raise stream_read_error(exc, where) from exc
+        finally:
+            await response.aclose()
         if valid == 0:
             raise ProtocolError(f"the stream from {where} carried no valid chunk")
         if not finished and translator.finish_reason is None:
@@ -155,23 +185,48 @@ class ChatCompletionsBackend:
     async def list_models(self) -> list[str]:
         """``GET /models``: the ids the server offers (Ollama, vLLM, llama.cpp, LM Studio and
         OpenAI all serve it), in its order."""
-        import httpx2
-        import openai
-
-        client = self._get_client()
+        where = self.base_url.rstrip("/")
+        response = await self._send("GET", "/models")
         try:
-            page = await client.models.list()
-            return [model.id for model in page.data if isinstance(model.id, str)]
-        except openai.OpenAIError as exc:
-            raise map_openai_error(exc, base_url=self.base_url, env_var=self.api_key_env) from exc
+            raw = await _read_body(response, min(_MAX_JSON_BODY, self.limits.max_response_bytes))
         except httpx2.HTTPError as exc:
-            raise BackendConnectionError(f"cannot list models at {self.base_url}: {exc}") from exc
+            raise BackendConnectionError(
+                redact(f"cannot list models at {self.base_url}: {exc}")
+            ) from exc
+        finally:
+            await response.aclose()
+        if raw is None:
+            raise ProtocolError(
+                f"the model list from {where} is larger than "
+                f"{describe_bytes(min(_MAX_JSON_BODY, self.limits.max_response_bytes))}"
+            )
+        try:
+            page = json_loads(raw, max_depth=self.limits.max_json_depth)
+        except ValueError as exc:
+            raise ProtocolError(f"{where} sent a reply we cannot understand") from exc
+        entries = page.get("data") if isinstance(page, dict) else None
+        if not isinstance(entries, list):
+            raise ProtocolError(f"{where} sent a reply we cannot understand")
+        ids = [entry.get("id") for entry in entries if isinstance(entry, dict)]
+        return [model_id for model_id in ids if isinstance(model_id, str)]
 
     async def aclose(self) -> None:
         """Close the HTTP client."""
         if self._client is not None:
-            await self._client.close()
+            await self._client.aclose()
             self._client = None
+
+
+async def _read_body(response: httpx2.Response, limit: int) -> bytes | None:
+    """The whole decoded body, or ``None`` once it passes ``limit``."""
+    chunks: list[bytes] = []
+    size = 0
+    async for piece in response.aiter_bytes():
+        size += len(piece)
+        if size > limit:
+            return None
+        chunks.append(piece)
+    return b"".join(chunks)
 
 
 async def _lines(
