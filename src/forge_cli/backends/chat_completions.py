@@ -157,20 +157,20 @@ class ChatCompletionsBackend:
         try:
             for event in translator.start():
                 yield event
-            budget = BodyBudget(where, self.limits.max_response_bytes)
-            lines = _lines(response.aiter_bytes(), budget, self.limits.max_event_bytes)
-            async for chunk in _chunks(lines, self.limits):
-                if chunk is None:
-                    finished = True
-                    break
-                valid += 1
-                error = _stream_error(chunk)
-                if error is not None:
-                    for event in translator.fail(*error):
+            reader = _ChunkReader(BodyBudget(where, self.limits.max_response_bytes), self.limits)
+            async for batch in _chunk_batches(response.aiter_bytes(), reader):
+                for chunk in batch:
+                    if chunk is None:
+                        finished = True
+                        break
+                    valid += 1
+                    error = _stream_error(chunk)
+                    if error is not None:
+                        for event in translator.fail(*error):
+                            yield event
+                        return
+                    for event in translator.feed(chunk):
                         yield event
-                    return
-                for event in translator.feed(chunk):
-                    yield event
         except httpx2.HTTPError as exc:
             raise stream_read_error(exc, where) from exc
         finally:
@@ -229,60 +229,94 @@ async def _read_body(response: httpx2.Response, limit: int) -> bytes | None:
     return b"".join(chunks)
 
 
-async def _lines(
-    chunks: AsyncIterator[bytes], budget: BodyBudget, max_line: int
-) -> AsyncIterator[str]:
-    """The body's lines: decoded size counted, each line bounded, split in linear time."""
-    splitter = LineSplitter(max_line)
-    async for chunk in chunks:
-        for line in splitter.feed(budget.add(chunk)):
-            yield line.decode("utf-8", errors="replace")
-    last = splitter.flush()
-    if last is not None:
-        yield last.decode("utf-8", errors="replace")
+class _ChunkReader:
+    """Body bytes → chunk dicts, ``None`` for ``[DONE]``; non-JSON frames are skipped.
 
-
-async def _chunks(
-    lines: AsyncIterator[str], limits: Limits = DEFAULT_LIMITS
-) -> AsyncIterator[dict[str, Any] | None]:
-    """Chunk dicts from SSE lines; ``None`` for ``[DONE]``. Non-JSON frames are skipped.
-
-    An event's data is bounded by ``limits.max_event_bytes``; JSON nested deeper than
-    ``limits.max_json_depth`` is skipped like any other bad frame.
+    Synchronous and fed once per network read, so the per-chunk path has no generator hops. The
+    decoded size is counted (``budget``), each line bounded and split in linear time, an event's
+    data bounded by ``limits.max_event_bytes``; JSON nested deeper than ``limits.max_json_depth``
+    is skipped like any other bad frame. Most servers put one JSON object on one ``data:`` line:
+    it is taken without waiting for the blank line, and parsed once.
     """
-    data: list[str] = []
-    size = 0
-    async for line in lines:
+
+    __slots__ = ("_budget", "_data", "_max_depth", "_max_event", "_size", "_splitter", "done")
+
+    def __init__(self, budget: BodyBudget, limits: Limits = DEFAULT_LIMITS) -> None:
+        self._budget = budget
+        self._splitter = LineSplitter(limits.max_event_bytes)
+        self._max_event = limits.max_event_bytes
+        self._max_depth = limits.max_json_depth
+        self._data: list[str] = []
+        self._size = 0
+        self.done = False
+        """``[DONE]`` was read: nothing after it is looked at."""
+
+    def feed(self, raw: bytes) -> list[dict[str, Any] | None]:
+        """The chunks the bytes of one read complete (ending with ``None`` at ``[DONE]``)."""
+        out: list[dict[str, Any] | None] = []
+        for line in self._splitter.feed(self._budget.add(raw)):
+            if not line and not self._data:
+                continue  # the blank line after a chunk already taken
+            self._line(line.decode("utf-8", errors="replace"), out)
+            if self.done:
+                break
+        return out
+
+    def flush(self) -> list[dict[str, Any] | None]:
+        """What a last line without a line end completes, at the end of the body."""
+        out: list[dict[str, Any] | None] = []
+        last = self._splitter.flush()
+        if last is not None and not self.done:
+            self._line(last.decode("utf-8", errors="replace"), out)
+        return out
+
+    def _line(self, line: str, out: list[dict[str, Any] | None]) -> None:
+        data = self._data
         if line.startswith("data:"):
-            data.append(line[5:].lstrip(" "))
-            size += len(data[-1]) + 1
-            if size > limits.max_event_bytes:
-                raise event_too_large("an event", limits.max_event_bytes)
-            if _complete(data, limits.max_json_depth):
-                payload = "\n".join(data)
-                data, size = [], 0
-                if payload.strip() == "[DONE]":
-                    yield None
-                    return
-                chunk = _parse(payload, limits.max_json_depth)
-                if chunk is not None:
-                    yield chunk
-        elif not line.strip() and data:
-            payload, data, size = "\n".join(data), [], 0
-            if payload.strip() == "[DONE]":
-                yield None
+            value = line[5:].lstrip(" ")
+            data.append(value)
+            self._size += len(value) + 1
+            if self._size > self._max_event:
+                raise event_too_large("an event", self._max_event)
+            if len(data) != 1:
                 return
-            chunk = _parse(payload, limits.max_json_depth)
+            text = value.strip()
+            if text == "[DONE]":
+                self._end(out)
+                return
+            chunk = _parse(text, self._max_depth, quiet=True)
             if chunk is not None:
-                yield chunk
+                self._data, self._size = [], 0
+                out.append(chunk)
+        elif data and not line.strip():
+            payload = "\n".join(data)
+            self._data, self._size = [], 0
+            if payload.strip() == "[DONE]":
+                self._end(out)
+                return
+            chunk = _parse(payload, self._max_depth)
+            if chunk is not None:
+                out.append(chunk)
+
+    def _end(self, out: list[dict[str, Any] | None]) -> None:
+        self._data, self._size = [], 0
+        self.done = True
+        out.append(None)
 
 
-def _complete(data: list[str], max_depth: int) -> bool:
-    """Most servers put one JSON object on one ``data:`` line: handle it without a blank line."""
-    if len(data) != 1:
-        return False
-    text = data[0].strip()
-    return text == "[DONE]" or _parse(text, max_depth, quiet=True) is not None
+async def _chunk_batches(
+    body: AsyncIterator[bytes], reader: _ChunkReader
+) -> AsyncIterator[list[dict[str, Any] | None]]:
+    """The chunks of each network read, together (one generator hop per read, not per chunk)."""
+    async for raw in body:
+        batch = reader.feed(raw)
+        if batch:
+            yield batch
+        if reader.done:
+            return
+    batch = reader.flush()
+    if batch:
+        yield batch
 
 
 def _parse(payload: str, max_depth: int, *, quiet: bool = False) -> dict[str, Any] | None:
