@@ -249,7 +249,7 @@ class ChatStreamTranslator:
             self._text_index = index
         self._text.append(text)
         kind = "response.output_text.delta"
-        data = {
+        data: dict[str, Any] = {
             "type": kind,
             "item_id": self._message_id,
             "output_index": self._message_index,
