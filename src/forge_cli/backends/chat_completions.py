@@ -21,19 +21,8 @@ import os
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-import httpx2
-
-from forge_cli.backends._chat_errors import CHAT_FAILURES, stream_read_error
 from forge_cli.backends._chat_request import to_chat_body
 from forge_cli.backends._chat_stream import ChatStreamTranslator
-from forge_cli.backends._http import (
-    BodyBudget,
-    ErrorContext,
-    RetryPolicy,
-    SleepFunction,
-    build_client,
-    send_with_retries,
-)
 from forge_cli.errors import BackendConnectionError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
@@ -44,6 +33,10 @@ from forge_cli.stream.sse import LineSplitter, event_too_large
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    import httpx2
+
+    from forge_cli.backends._http import BodyBudget, ErrorContext, SleepFunction
 
 __all__ = ["PLACEHOLDER_API_KEY", "ChatCompletionsBackend"]
 
@@ -84,7 +77,7 @@ class ChatCompletionsBackend:
         default_headers: dict[str, str] | None = None,
         limits: Limits = DEFAULT_LIMITS,
         think_tags: bool = True,
-        sleep: SleepFunction = asyncio.sleep,
+        sleep: SleepFunction | None = None,
     ) -> None:
         self.base_url = base_url
         self.limits = limits
@@ -98,14 +91,16 @@ class ChatCompletionsBackend:
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.max_retries = max_retries
-        self.retry = RetryPolicy(max_retries=max_retries)
         self.default_headers = dict(default_headers or {})
         self.dropped_tools: list[str] = []
         """Hosted tool types the last request carried that a Chat server cannot run."""
-        self._sleep = sleep
+        self._sleep: SleepFunction = sleep or asyncio.sleep
         self._client: httpx2.AsyncClient | None = None
 
     def _get_client(self) -> httpx2.AsyncClient:
+        # httpx2 and the HTTP plumbing load on first use: importing this module stays cheap.
+        from forge_cli.backends._http import build_client
+
         if self._client is None:
             # Follows redirects like the Responses backend; error bodies are cut to
             # limits.max_error_body_bytes before anyone reads them.
@@ -124,10 +119,18 @@ class ChatCompletionsBackend:
         return headers
 
     def _context(self) -> ErrorContext:
+        from forge_cli.backends._http import ErrorContext
+
         return ErrorContext(url=self.base_url.rstrip("/"), env_var=self.api_key_env)
 
     async def _send(self, method: str, path: str, body: Any = None) -> httpx2.Response:
-        """The streaming 2xx reply to ``method path`` (retried per :attr:`retry`)."""
+        """The streaming 2xx reply to ``method path``, retried as the openai SDK did (2 retries by
+        default: ``max_retries``; see ``_chat_errors``)."""
+        import httpx2
+
+        from forge_cli.backends._chat_errors import CHAT_FAILURES
+        from forge_cli.backends._http import RetryPolicy, send_with_retries
+
         client = self._get_client()
         ctx = self._context()
         try:
@@ -137,11 +140,21 @@ class ChatCompletionsBackend:
         except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as exc:
             raise BackendConnectionError(redact(f"cannot connect to {ctx.url}: {exc}")) from exc
         return await send_with_retries(
-            client, request, policy=self.retry, ctx=ctx, sleep=self._sleep, failures=CHAT_FAILURES
+            client,
+            request,
+            policy=RetryPolicy(max_retries=self.max_retries),
+            ctx=ctx,
+            sleep=self._sleep,
+            failures=CHAT_FAILURES,
         )
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield Responses events as the chunks arrive."""
+        import httpx2
+
+        from forge_cli.backends._chat_errors import stream_read_error
+        from forge_cli.backends._http import BodyBudget
+
         body = to_chat_body(request)
         self.dropped_tools = body.dropped_tools
         if body.dropped_tools:
@@ -185,6 +198,8 @@ class ChatCompletionsBackend:
     async def list_models(self) -> list[str]:
         """``GET /models``: the ids the server offers (Ollama, vLLM, llama.cpp, LM Studio and
         OpenAI all serve it), in its order."""
+        import httpx2
+
         where = self.base_url.rstrip("/")
         response = await self._send("GET", "/models")
         try:
