@@ -366,3 +366,27 @@ def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("shell", ["bash_complete", "zsh_complete"])
+@pytest.mark.parametrize("words", ["forge a", "forge ", "forge", "forge c", "forge x", "forge -"])
+def test_completing_a_command_name_answers_as_click_does_without_click(
+    shell: str, words: str
+) -> None:
+    """The click-free answer (``cli.commands``) prints what click's own completion prints."""
+    env = {**os.environ, "_FORGE_COMPLETE": shell, "COMP_WORDS": words, "COMP_CWORD": "1"}
+    fast_code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write(f'CLICK {\"click\" in sys.modules}'))\n"
+        "from forge_cli.cli.entry import main\nmain()\n"
+    )
+    click_code = "from forge_cli.cli.main import main\nmain()\n"
+    fast = subprocess.run(
+        [sys.executable, "-c", fast_code], capture_output=True, text=True, env=env, check=False
+    )
+    slow = subprocess.run(
+        [sys.executable, "-c", click_code], capture_output=True, text=True, env=env, check=False
+    )
+    assert (fast.stdout, fast.returncode) == (slow.stdout, slow.returncode)
+    assert slow.stdout.strip() or words == "forge x"
+    assert fast.stderr.endswith(f"CLICK {words == 'forge -'}")  # options still go to click

@@ -1,4 +1,5 @@
-"""The ``forge`` console script: ``forge --version`` answers without loading click.
+"""The ``forge`` console script: ``forge --version`` and completing a command name answer
+without loading click.
 
 Shell scripts and prompts run ``forge --version`` often; everything else goes to
 :func:`forge_cli.cli.main.main`.
@@ -6,6 +7,7 @@ Shell scripts and prompts run ``forge --version`` often; everything else goes to
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False  # typing and collections are not loaded for ``forge --version``
@@ -28,6 +30,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         except BrokenPipeError:  # the reader went away: nothing worth a traceback
             sys.stdout = None  # no flush at exit
         sys.exit(0)
+    if "_FORGE_COMPLETE" in os.environ:  # Tab on a command name: no click (runs on every Tab)
+        from forge_cli.cli.commands import complete_command_name
+
+        names = complete_command_name(os.environ, "_FORGE_COMPLETE")
+        if names is not None:
+            sys.stdout.write(names + "\n")
+            sys.stdout.flush()
+            sys.exit(0)
     from forge_cli.cli.main import main as run
 
     run(args)

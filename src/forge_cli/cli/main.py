@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from forge_cli.__about__ import __version__
+from forge_cli.cli.commands import COMMANDS
 from forge_cli.errors import (
     EXIT_INTERRUPTED,
     EXIT_RUNTIME,
@@ -26,7 +27,7 @@ from forge_cli.errors import (
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
-__all__ = ["EXIT_CODES_EPILOG", "LazyGroup", "cli", "main"]
+__all__ = ["COMMANDS", "EXIT_CODES_EPILOG", "LazyGroup", "cli", "main"]
 
 EXIT_CODES_EPILOG = """\b
 Exit codes:
@@ -40,28 +41,6 @@ Exit codes:
 
 Shell completion: eval "$(_FORGE_COMPLETE=bash_source forge)"  (zsh_source, fish_source)
 """
-
-COMMANDS: dict[str, tuple[str, str]] = {
-    "chat": ("forge_cli.cli.cmd_chat:chat", "Chat in the terminal (the default command)."),
-    "ask": ("forge_cli.cli.cmd_ask:ask", "Ask one question and print the answer."),
-    "conversations": (
-        "forge_cli.cli.cmd_conversations:conversations",
-        "List, show, export or delete saved conversations.",
-    ),
-    "config": ("forge_cli.cli.cmd_config:config", "Show or change the configuration."),
-    "templates": (
-        "forge_cli.cli.cmd_templates:templates",
-        "Saved instructions for --template NAME.",
-    ),
-    "models": ("forge_cli.cli.cmd_models:models", "List the models the backend offers."),
-    "doctor": ("forge_cli.cli.cmd_doctor:doctor", "Check config, backend, auth and store."),
-    "serve": ("forge_cli.cli.cmd_serve:serve", "Run the local engine as an HTTP server."),
-    "mcp": ("forge_cli.cli.cmd_mcp:mcp", "Serve the knowledge store to MCP clients (stdio)."),
-    "vs": ("forge_cli.cli.cmd_knowledge:vs", "Manage vector stores."),
-    "files": ("forge_cli.cli.cmd_knowledge:files", "Manage uploaded files."),
-    "eval": ("forge_cli.cli.eval_cmd:eval_command", "Score answers over a dataset of questions."),
-}
-"""Sub-command name → (``module:attribute``, one-line help)."""
 
 
 class LazyGroup(click.Group):
