@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from forge_cli.__about__ import __version__
-from forge_cli.cli.commands import COMMANDS
+from forge_cli.cli.commands import COMMANDS, EXIT_CODES_EPILOG, GROUP_HELP
 from forge_cli.errors import (
     EXIT_INTERRUPTED,
     EXIT_RUNTIME,
@@ -28,19 +28,6 @@ if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
 __all__ = ["COMMANDS", "EXIT_CODES_EPILOG", "LazyGroup", "cli", "main"]
-
-EXIT_CODES_EPILOG = """\b
-Exit codes:
-  0    success
-  1    backend or runtime error
-  2    usage error (bad flag, argument or config)
-  3    tool-iteration limit reached
-  4    time budget (--max-time) ran out
-  5    token budget (--token-budget) used up
-  130  interrupted (Ctrl+C)
-
-Shell completion: eval "$(_FORGE_COMPLETE=bash_source forge)"  (zsh_source, fish_source)
-"""
 
 
 class LazyGroup(click.Group):
@@ -80,16 +67,14 @@ class LazyGroup(click.Group):
 @click.group(
     cls=LazyGroup,
     invoke_without_command=True,
+    help=GROUP_HELP,
     epilog=EXIT_CODES_EPILOG,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(__version__, "-V", "--version", prog_name="forge")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
-    """Forge: chat with your documents from the terminal.
-
-    Without a command, starts `forge chat`.
-    """
+    """The ``forge`` group (its help: :data:`forge_cli.cli.commands.GROUP_HELP`)."""
     if ctx.invoked_subcommand is None:
         chat = LazyGroup.get_command(cli, ctx, "chat")
         assert chat is not None
