@@ -102,13 +102,20 @@ class QueryTokenizer:
             return self._ids[piece]
         key = json.dumps(piece, ensure_ascii=False).encode() + b": "
         found: int | None = None
-        at = self._data.find(key, self._vocab_at, self._merges_at)
+        # Single characters come last in a BPE vocabulary (merged pieces are listed by rank
+        # before them): look for them from the end.
+        backwards = len(piece) == 1
+        start, end = self._vocab_at, self._merges_at
+        at = self._data.rfind(key, start, end) if backwards else self._data.find(key, start, end)
         while at >= 0:
             if self._data[at - 1] in _KEY_START:
                 digits = _DIGITS.match(self._data, at + len(key))
                 found = int(digits.group()) if digits else None
                 break
-            at = self._data.find(key, at + 1, self._merges_at)
+            if backwards:
+                at = self._data.rfind(key, start, at)
+            else:
+                at = self._data.find(key, at + 1, end)
         self._ids[piece] = found
         return found
 
