@@ -124,6 +124,9 @@ class QueryTokenizer:
         pair = (left, right)
         if pair in self._ranks:
             return self._ranks[pair]
+        if self.token_id(left + right) is None:  # a merge makes a vocabulary entry
+            self._ranks[pair] = None
+            return None
         needle = json.dumps(f"{left} {right}", ensure_ascii=False).encode()
         found: int | None = None
         at = self._data.find(needle, self._merges_at)
