@@ -109,6 +109,13 @@ DOCUMENTS = [
     "- [ ] task\n- [x] done",
     "**unclosed bold and _unclosed em",
     "Heading then list\n# H\n- a\n- b",
+    "```python\nx = " + " + ".join(["value"] * 30) + "  # wraps\n```",
+    "```\n\tindented with a tab\n```",
+    '```json\n{"a": [1, 2, {"b": null}]}\n```',
+    '```rust\nfn main() { println!("hi"); }\n```',
+    "```\n\n\nblank lines around\n\n```",
+    "```sh\n```",
+    "> ```py\n> quoted = True\n> ```",
 ]
 
 

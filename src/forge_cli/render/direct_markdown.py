@@ -192,6 +192,10 @@ class _Container(_Block):
 
 
 class _CodeBlock(_Block):
+    """Fenced or indented code as rich's ``Syntax(code, lexer, theme=monokai, word_wrap=True,
+    padding=1)`` draws it: highlighted lines wrapped at the width less the padding, on the
+    theme's background, with a blank background line above and below."""
+
     __slots__ = ("code", "lexer")
 
     def __init__(self, code: str, lexer: str) -> None:
@@ -199,9 +203,44 @@ class _CodeBlock(_Block):
         self.lexer = lexer
 
     def lines(self, console: Console, width: int, options: ConsoleOptions) -> list[Line]:
-        syntax = Syntax(self.code, _lexer(self.lexer), theme=_theme(), word_wrap=True, padding=1)
-        rendered = console.render(syntax, options.update(width=width, height=None))
-        return list(Segment.split_lines(rendered))
+        theme = _theme()
+        base = theme.get_background_style() + Style()  # Syntax._get_base_style()
+        if base.transparent_background or width < _MIN_WIDTH:
+            raise _Unsupported("code")
+        code = (self.code + "\n").expandtabs(4)
+        plain: list[str] = []
+        spans: list[Span] = []
+        pos = 0
+        combined: dict[Style, Style] = {}
+        for token_type, content in _lexer(self.lexer).get_tokens(code):
+            content = strip_control_codes(content)
+            token_style = theme.get_style_for_token(token_type)
+            if token_style and content:
+                style = combined.get(token_style)
+                if style is None:
+                    style = combined[token_style] = base + token_style
+                spans.append((pos, pos + len(content), style))
+            plain.append(content)
+            pos += len(content)
+        text = "".join(plain)
+        if text.endswith("\n"):
+            text = text[:-1]
+        inner = width - 2
+        edge = Segment(" ", base)
+        out: list[Line] = [[Segment(" " * width, base)]]
+        # Syntax's render_lines, then Padding's, each put the base style under every cell.
+        final: dict[Style | None, Style] = {}
+        for line in _wrap_text(text, spans, inner, center=False, gap=base):
+            styled = [edge]
+            for segment_text, style, _ in line:
+                cell_style = final.get(style)
+                if cell_style is None:
+                    cell_style = final[style] = base + (base + style)
+                styled.append(Segment(segment_text, cell_style))
+            styled.append(edge)  # lines are padded to ``inner`` already
+            out.append(styled)
+        out.append([Segment(" " * width, base)])
+        return out
 
 
 @lru_cache(maxsize=64)
@@ -377,8 +416,12 @@ def _breaks(text: str, width: int) -> list[int]:
     return breaks
 
 
-def _wrap_text(plain: str, spans: list[Span], width: int, center: bool) -> list[Line]:
-    """``Text.wrap`` with justify left (or center) and overflow fold, then ``Text.render``."""
+def _wrap_text(
+    plain: str, spans: list[Span], width: int, center: bool, gap: Style | None = None
+) -> list[Line]:
+    """``Text.wrap`` with justify left (or center) and overflow fold, then ``Text.render``.
+
+    Cells outside every span (and the padding) get ``gap``: the style of the ``Text`` itself."""
     if not _single_cells(plain.replace("\n", "")):
         raise _Unsupported("cells")
     out: list[Line] = []
@@ -394,13 +437,19 @@ def _wrap_text(plain: str, spans: list[Span], width: int, center: bool) -> list[
                 line = line[:width]  # only trailing spaces go: each word fits
             left = (width - len(line)) // 2 if center else 0
             right = width - len(line) - left
-            out.append(_segments(line, base + start, spans, cursor, left, right))
+            out.append(_segments(line, base + start, spans, cursor, left, right, gap))
         base += len(hard) + 1
     return out
 
 
 def _segments(
-    line: str, offset: int, spans: list[Span], cursor: list[int], left: int, right: int
+    line: str,
+    offset: int,
+    spans: list[Span],
+    cursor: list[int],
+    left: int,
+    right: int,
+    gap: Style | None,
 ) -> Line:
     """The segments of ``line`` (at ``offset`` in the text), padded by ``left``/``right`` spaces.
 
@@ -408,7 +457,7 @@ def _segments(
     line (lines come in order, so the whole text costs O(lines + spans))."""
     out: Line = []
     if left:
-        out.append(Segment(" " * left))
+        out.append(Segment(" " * left, gap))
     end = offset + len(line)
     pos = offset
     index = cursor[0]
@@ -422,13 +471,13 @@ def _segments(
         if span_start >= end:
             break
         if span_start > pos:
-            out.append(Segment(line[pos - offset : span_start - offset]))
+            out.append(Segment(line[pos - offset : span_start - offset], gap))
             pos = span_start
         stop = min(span_end, end)
         out.append(Segment(line[pos - offset : stop - offset], style))
         pos = stop
     if pos < end:
-        out.append(Segment(line[pos - offset :]))
+        out.append(Segment(line[pos - offset :], gap))
     if right:
-        out.append(Segment(" " * right))
+        out.append(Segment(" " * right, gap))
     return out
