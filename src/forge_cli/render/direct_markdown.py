@@ -26,6 +26,7 @@ from itertools import pairwise
 from typing import Any
 
 from markdown_it.token import Token
+from rich.box import SIMPLE
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
 from rich.control import strip_control_codes
@@ -243,6 +244,109 @@ class _CodeBlock(_Block):
         return out
 
 
+_ALIGN = {"text-align:right": "right", "text-align:center": "center", "text-align:left": "left"}
+
+
+class _Cell:
+    __slots__ = ("justify", "plain", "spans")
+
+    def __init__(self, plain: str, spans: list[Span], justify: str) -> None:
+        self.plain = plain
+        self.spans = spans
+        self.justify = justify
+
+
+class _TableBlock(_Block):
+    """A table as rich's Markdown draws it (``Table(box=SIMPLE, pad_edge=False,
+    show_edge=True, collapse_padding=True)``), when every cell fits on one line at its natural
+    width; a table that has to shrink its columns is left to rich."""
+
+    __slots__ = ("border", "header", "header_style", "rows")
+
+    def __init__(self, styles: _Styles) -> None:
+        self.header: list[_Cell] = []
+        self.rows: list[list[_Cell]] = []
+        self.border = styles["markdown.table.border"]
+        self.header_style = styles["markdown.table.header"]
+
+    def has_children(self) -> bool:
+        return True
+
+    def lines(self, console: Console, width: int, options: ConsoleOptions) -> list[Line]:
+        if options.ascii_only or options.legacy_windows or not self.header:
+            raise _Unsupported("table box")
+        count = len(self.header)
+        rows = [self.header, *(row[:count] + [_Cell("", [], "default")] * (count - len(row))
+                               for row in self.rows)]  # fmt: skip
+        # Cell padding (0, 1) collapsed, no padding at the edges: one space right of every cell
+        # but the last column's.
+        pads = [1] * (count - 1) + [0]
+        widths = []
+        for column, pad in enumerate(pads):
+            texts = [row[column].plain for row in rows]
+            if not _single_cells("".join(texts)):
+                raise _Unsupported("cells")
+            natural = max(len(text) for text in texts)
+            widths.append((natural + pad if natural else pad) or 1)
+        if sum(widths) > width - 2 - (count - 1):
+            raise _Unsupported("table too wide")
+        box = SIMPLE
+        border = self.border
+        header_cell = console.get_style("table.header")
+        out: list[Line] = [[Segment(box.get_top(widths), border)]]
+        for index, row in enumerate(rows):
+            header = index == 0
+            edge = Segment(" ", border)  # SIMPLE's verticals are spaces in the border style
+            line: Line = [edge]
+            for column, cell in enumerate(row):
+                if column:
+                    line.append(edge)
+                inner = widths[column] - pads[column]
+                if header:
+                    line.extend(_header_cell(cell, inner, header_cell, self.header_style))
+                else:
+                    line.extend(_body_cell(cell, inner))
+                if pads[column]:
+                    line.append(Segment(" " * pads[column], header_cell if header else None))
+            line.append(edge)
+            out.append(line)
+            if header:
+                out.append([Segment(box.get_row(widths, "head", edge=True), border)])
+        out.append([Segment(box.get_bottom(widths), border)])
+        return out
+
+
+def _justified(cell: _Cell, width: int) -> tuple[str, int, int]:
+    """The cell's text and its left/right padding in ``width`` (``Text`` justify rules)."""
+    text = cell.plain
+    if cell.justify in ("center", "right"):
+        text = text.rstrip()
+    room = width - len(text)
+    if cell.justify == "center":
+        return text, room // 2, room - room // 2
+    if cell.justify == "right":
+        return text, room, 0
+    return text, 0, room  # "left" pads in the text, "default" by render_lines: same cells
+
+
+def _body_cell(cell: _Cell, width: int) -> Line:
+    text, left, right = _justified(cell, width)
+    return _segments(text, 0, cell.spans, [0], left, right, None)
+
+
+def _header_cell(cell: _Cell, width: int, row: Style, header: Style) -> Line:
+    """A heading: the cell's spans, then ``markdown.table.header`` over all of it, then the
+    header row's style (``table.header``) under every cell."""
+    text, left, right = _justified(cell, width)
+    spans = [(start, end, style + header) for start, end, style in cell.spans]
+    out: Line = []
+    for segment_text, style, _ in _segments(text, 0, spans, [0], 0, 0, header):
+        out.append(Segment(segment_text, row + style))
+    pad_left = [Segment(" " * left, row)] if left else []
+    pad_right = [Segment(" " * right, row)] if right else []
+    return [*pad_left, *out, *pad_right]
+
+
 @lru_cache(maxsize=64)
 def _lexer(name: str) -> Any:  # a pygments Lexer (pygments ships no type information)
     """The lexer ``Syntax`` looks up by name (the plain-text one when unknown), built once:
@@ -291,6 +395,9 @@ def _blocks(
             quote = _Container(style, quote=True)
             quote.children, i = _blocks(tokens, i + 1, "blockquote_close", styles, style)
             out.append(quote)
+        elif kind == "table_open":
+            table, i = _table(tokens, i + 1, styles, top)
+            out.append(table)
         elif kind in ("fence", "code_block"):
             lexer = (token.info or "").partition(" ")[0] or "text"
             out.append(_CodeBlock(strip_control_codes(token.content).rstrip(), lexer))
@@ -328,6 +435,39 @@ def _list(tokens: Sequence[Token], i: int, styles: _Styles, top: Style) -> tuple
         item.children, i = _blocks(tokens, i + 1, "list_item_close", styles, item_style)
         block.items.append(item)
     raise _Unsupported(close)
+
+
+def _table(tokens: Sequence[Token], i: int, styles: _Styles, top: Style) -> tuple[_TableBlock, int]:
+    table = _TableBlock(styles)
+    row: list[_Cell] | None = None
+    in_head = False
+    while i < len(tokens):
+        token = tokens[i]
+        kind = token.type
+        if kind == "table_close":
+            return table, i + 1
+        if kind in ("thead_open", "thead_close"):
+            in_head = kind == "thead_open"
+        elif kind == "tr_open":
+            row = []
+        elif kind == "tr_close" and row is not None:
+            if in_head:
+                table.header = row
+            else:
+                table.rows.append(row)
+            row = None
+        elif kind in ("th_open", "td_open") and row is not None:
+            inline = tokens[i + 1]
+            if inline.type != "inline" or tokens[i + 2].type not in ("th_close", "td_close"):
+                raise _Unsupported("cell")
+            justify = _ALIGN.get(str(token.attrs.get("style")), "default")
+            plain, spans = _inline_text(inline, styles, top) if inline.children else ("", [])
+            row.append(_Cell(plain, spans, justify))
+            i += 2
+        elif kind not in ("tbody_open", "tbody_close"):
+            raise _Unsupported(kind)
+        i += 1
+    raise _Unsupported("table_close")
 
 
 def _inline_text(inline: Token, styles: _Styles, base: Style) -> tuple[str, list[Span]]:
