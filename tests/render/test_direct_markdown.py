@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
 
@@ -36,7 +35,7 @@ class _RichOnly:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if options.max_width > PROSE_WIDTH:
             options = options.update(width=PROSE_WIDTH)
-        yield from Markdown.__rich_console__(self.block, console, options)
+        yield from self.block.rich_markdown().__rich_console__(console, options)
 
 
 def _console(width: int, color: bool = True) -> Console:
@@ -66,7 +65,7 @@ def _check(markup: str, width: int, *, direct: bool = True) -> None:
     console = _console(width)
     block = BlockMarkdown(markup)
     if direct:
-        style = console.get_style(block.style, default="none")
+        style = console.get_style("none", default="none")
         options = console.options.update(width=min(width, PROSE_WIDTH))
         assert render_blocks(block.parsed, console, options, style) is not None, markup
     assert _cells(console, block) == _cells(console, _RichOnly(block)), markup
@@ -151,7 +150,7 @@ def test_unsupported_falls_back_to_rich(markup: str, width: int) -> None:
     console = _console(width)
     block = BlockMarkdown(markup)
     options = console.options.update(width=min(width, PROSE_WIDTH))
-    style = console.get_style(block.style, default="none")
+    style = console.get_style("none", default="none")
     if markup.startswith(("text\n", "![", "#")):
         assert render_blocks(block.parsed, console, options, style) is None
     assert _cells(console, block) == _cells(console, _RichOnly(block))
@@ -226,7 +225,7 @@ def test_generated_documents_mostly_direct() -> None:
     ]
     for markup in samples:
         block = BlockMarkdown(markup)
-        style = console.get_style(block.style, default="none")
+        style = console.get_style("none", default="none")
         if render_blocks(block.parsed, console, console.options, style) is not None:
             direct += 1
     assert direct == len(samples)

@@ -9,10 +9,10 @@ from untrusted URLs). Text that looks like HTML is shown as text: nothing the mo
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
-from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.text import Text
 
@@ -20,9 +20,13 @@ from forge_cli.protocol.citations import cite_message
 from forge_cli.protocol.items import Message
 from forge_cli.redact import redact
 from forge_cli.render.context import RenderContext
+from forge_cli.render.direct_code import CODE_THEME
 from forge_cli.render.direct_markdown import render_blocks
 from forge_cli.render.items.common import safe
 from forge_cli.sanitize import sanitize
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
 
 __all__ = ["PROSE_WIDTH", "BlockMarkdown", "markdown_block", "refusal_line", "render_message"]
 
@@ -38,33 +42,45 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
 
 
-class BlockMarkdown(Markdown):
-    """rich ``Markdown`` that reuses one parser and draws the common blocks directly.
+class BlockMarkdown:
+    """One block of answer text as Markdown, drawn as rich's ``Markdown`` draws it.
 
-    ``Markdown.__init__`` builds a new markdown-it parser for every document (most of the cost of
-    a small block); streaming renders thousands of small blocks, so this sets the same attributes
-    with a shared parser (parsing keeps no state in the parser). Links render as text.
-    Paragraphs, headings, lists, quotes and code are drawn by :mod:`..direct_markdown` (the same
-    cells as rich's ``Markdown``, at a fraction of the cost); anything else falls back to rich.
+    Parsed once with a shared parser (``Markdown.__init__`` builds a new markdown-it parser for
+    every document: most of the cost of a small block). Paragraphs, headings, lists, quotes,
+    code and tables that fit are drawn by :mod:`forge_cli.render.direct_markdown` (the same
+    cells as rich's ``Markdown``, at a fraction of the cost); anything else by rich's
+    ``Markdown`` itself, imported then (it imports pygments: ~80 ms this keeps off the path to
+    the first painted token). Links render as text.
     """
+
+    __slots__ = ("markup", "parsed")
 
     def __init__(self, markup: str) -> None:
         self.markup = markup
         self.parsed = _parser().parse(markup)
-        self.code_theme = "monokai"
-        self.justify = None
-        self.style = "none"
-        self.hyperlinks = False
-        self.inline_code_lexer = None
-        self.inline_code_theme = "monokai"
+
+    def rich_markdown(self) -> Markdown:
+        """The rich ``Markdown`` of this block (same tokens and settings; drawn by rich only)."""
+        from rich.markdown import Markdown
+
+        markdown = Markdown.__new__(Markdown)
+        markdown.markup = self.markup
+        markdown.parsed = self.parsed
+        markdown.code_theme = CODE_THEME
+        markdown.justify = None
+        markdown.style = "none"
+        markdown.hyperlinks = False
+        markdown.inline_code_lexer = None
+        markdown.inline_code_theme = CODE_THEME
+        return markdown
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if options.max_width > PROSE_WIDTH:
             options = options.update(width=PROSE_WIDTH)
-        style = console.get_style(self.style, default="none")
+        style = console.get_style("none", default="none")
         lines = render_blocks(self.parsed, console, options, style)
         if lines is None:  # something the direct renderer does not draw: rich draws it all
-            yield from super().__rich_console__(console, options)
+            yield from self.rich_markdown().__rich_console__(console, options)
             return
         new_line = Segment.line()
         for line in lines:
@@ -72,7 +88,7 @@ class BlockMarkdown(Markdown):
             yield new_line
 
 
-def markdown_block(text: str) -> Markdown:
+def markdown_block(text: str) -> BlockMarkdown:
     """One block of answer text, sanitised, as Markdown."""
     return BlockMarkdown(sanitize(redact(text)))
 
