@@ -73,6 +73,7 @@ class ChatStreamTranslator:
         self._refusal: list[str] = []
         self._annotations: list[dict[str, Any]] = []
         self._parts: list[str] = []  # content part kinds of the message, in order
+        self._text_index: int | None = None  # the output_text part's index, once it is open
         self._reasoning_index: int | None = None
         self._reasoning_id = _new_id("rs")
         self._reasoning: list[str] = []
@@ -90,19 +91,25 @@ class ChatStreamTranslator:
 
     def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
         """The events implied by one chunk."""
-        events = self.start()
-        if isinstance(chunk.get("model"), str) and chunk["model"]:
-            self.model = chunk["model"]
-        if isinstance(chunk.get("usage"), dict):
-            self.usage = chunk["usage"]
-        for choice in chunk.get("choices") or []:
+        events = self.start() if not self.started else []
+        model = chunk.get("model")
+        if model and isinstance(model, str):
+            self.model = model
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = usage
+        choices = chunk.get("choices")
+        if not choices or not isinstance(choices, list):
+            return events
+        for choice in choices:
             if not isinstance(choice, dict) or choice.get("index", 0) not in (0, None):
                 continue
             delta = choice.get("delta") or choice.get("message") or {}
             if isinstance(delta, dict):
-                events.extend(self._delta(delta))
-            if isinstance(choice.get("finish_reason"), str):
-                self.finish_reason = choice["finish_reason"]
+                self._delta(delta, events)
+            reason = choice.get("finish_reason")
+            if isinstance(reason, str):
+                self.finish_reason = reason
         return events
 
     def finish(self) -> list[StreamEvent]:
@@ -133,7 +140,10 @@ class ChatStreamTranslator:
         events = self.start()
         if self._think is not None:
             for piece, text in self._think.finish():
-                events.extend(self._piece(piece, text))
+                if piece == "reasoning":
+                    events.extend(self._reasoning_delta(text))
+                else:
+                    self._text_delta(text, events)
         output: list[dict[str, Any]] = []
         for kind, index in self._order:
             item, done = self._close(kind, index)
@@ -143,18 +153,19 @@ class ChatStreamTranslator:
 
     # -- deltas -----------------------------------------------------------------------------
 
-    def _delta(self, delta: dict[str, Any]) -> list[StreamEvent]:
-        events: list[StreamEvent] = []
+    def _delta(self, delta: dict[str, Any], events: list[StreamEvent]) -> None:
+        content = delta.get("content")
+        if isinstance(content, str) and (
+            len(delta) == 1 or (len(delta) == 2 and "role" in delta)
+        ):  # the usual chunk: text only, so the order of the fields below does not matter
+            if content:
+                self._content(content, events)
+            return
         thinking = delta.get("reasoning_content") or delta.get("reasoning")
         if isinstance(thinking, str) and thinking:
             events.extend(self._reasoning_delta(thinking))
-        content = delta.get("content")
         if isinstance(content, str) and content:
-            if self._think is None:
-                events.extend(self._text_delta(content))
-            else:
-                for kind, text in self._think.feed(content):
-                    events.extend(self._piece(kind, text))
+            self._content(content, events)
         refusal = delta.get("refusal")
         if isinstance(refusal, str) and refusal:
             events.extend(self._refusal_delta(refusal))
@@ -169,7 +180,17 @@ class ChatStreamTranslator:
             for position, fragment in enumerate(calls):
                 if isinstance(fragment, dict):
                     events.extend(self._call_fragment(position, fragment))
-        return events
+
+    def _content(self, content: str, events: list[StreamEvent]) -> None:
+        think = self._think
+        if think is None or think.passthrough:
+            self._text_delta(content, events)
+            return
+        for kind, text in think.feed(content):
+            if kind == "reasoning":
+                events.extend(self._reasoning_delta(text))
+            else:
+                self._text_delta(text, events)
 
     def _reasoning_delta(self, text: str) -> list[StreamEvent]:
         events: list[StreamEvent] = []
@@ -188,11 +209,6 @@ class ChatStreamTranslator:
             )
         )
         return events
-
-    def _piece(self, kind: str, text: str) -> list[StreamEvent]:
-        if kind == "reasoning":
-            return self._reasoning_delta(text)
-        return self._text_delta(text)
 
     def _part(self, kind: str) -> tuple[int, list[StreamEvent]]:
         """The message's content index for a part of ``kind``, opening message and part."""
@@ -225,20 +241,23 @@ class ChatStreamTranslator:
             )
         return self._parts.index(kind), events
 
-    def _text_delta(self, text: str) -> list[StreamEvent]:
-        index, events = self._part("output_text")
+    def _text_delta(self, text: str, events: list[StreamEvent]) -> None:
+        index = self._text_index
+        if index is None:
+            index, opened = self._part("output_text")
+            events.extend(opened)
+            self._text_index = index
         self._text.append(text)
-        events.append(
-            _event(
-                "response.output_text.delta",
-                item_id=self._message_id,
-                output_index=self._message_index,
-                content_index=index,
-                delta=text,
-                logprobs=[],
-            )
-        )
-        return events
+        kind = "response.output_text.delta"
+        data: dict[str, Any] = {
+            "type": kind,
+            "item_id": self._message_id,
+            "output_index": self._message_index,
+            "content_index": index,
+            "delta": text,
+            "logprobs": [],
+        }
+        events.append(StreamEvent(kind, data))
 
     def _refusal_delta(self, text: str) -> list[StreamEvent]:
         index, events = self._part("refusal")

@@ -43,6 +43,7 @@ from forge_cli.sanitize import sanitize
 __all__ = [
     "BodyBudget",
     "ErrorContext",
+    "FailureMap",
     "RetryPolicy",
     "SchemeTransport",
     "Secret",
@@ -501,6 +502,22 @@ def _retryable_transport(exc: httpx2.HTTPError) -> bool:
     return isinstance(exc, httpx2.ConnectError | httpx2.RemoteProtocolError | httpx2.ReadError)
 
 
+@dataclass(frozen=True, slots=True)
+class FailureMap:
+    """Which transport failures a backend retries, and how it words what it cannot retry.
+
+    The defaults are the Responses backend's. The Chat Completions backend keeps the retries and
+    the one-line errors it had under the openai SDK (docs/adr/0014-chat-path-http.md).
+    """
+
+    retryable: Callable[[httpx2.HTTPError], bool] = _retryable_transport
+    transport: Callable[[httpx2.HTTPError, ErrorContext, Phase], BackendError] = map_transport_error
+    status: Callable[[int, bytes, ErrorContext], BackendError] = status_error
+
+
+_DEFAULT_FAILURES = FailureMap()
+
+
 async def send_with_retries(
     client: httpx2.AsyncClient,
     request: httpx2.Request,
@@ -508,20 +525,22 @@ async def send_with_retries(
     policy: RetryPolicy,
     ctx: ErrorContext,
     sleep: SleepFunction = asyncio.sleep,
+    failures: FailureMap = _DEFAULT_FAILURES,
 ) -> httpx2.Response:
     """Send ``request`` and return the streaming 2xx reply (the caller must close it).
 
     Retries only before the reply's first byte, per ``policy``; once a 2xx reply is returned
-    nothing is ever replayed. Every failure is raised as a :mod:`forge_cli.errors` type.
+    nothing is ever replayed. Every failure is raised as a :mod:`forge_cli.errors` type, worded
+    by ``failures``.
     """
     retries_taken = 0
     while True:
         try:
             response = await client.send(request, stream=True)
         except httpx2.HTTPError as exc:
-            delay = policy.delay_for(retries_taken) if _retryable_transport(exc) else None
+            delay = policy.delay_for(retries_taken) if failures.retryable(exc) else None
             if delay is None:
-                raise map_transport_error(exc, ctx, "connect") from exc
+                raise failures.transport(exc, ctx, "connect") from exc
         else:
             if response.is_success:
                 return response
@@ -534,6 +553,6 @@ async def send_with_retries(
             if policy.retryable_status(response.status_code, headers):
                 delay = policy.delay_for(retries_taken, headers)
             if delay is None:
-                raise status_error(response.status_code, body, ctx)
+                raise failures.status(response.status_code, body, ctx)
         await sleep(delay)
         retries_taken += 1

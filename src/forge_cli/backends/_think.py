@@ -27,6 +27,12 @@ class ThinkSplitter:
         self._close = ""
         self._thought = False  # some reasoning went out (leading newlines are dropped before)
 
+    @property
+    def passthrough(self) -> bool:
+        """Whether the content is known to be plain text: :meth:`feed` now returns each delta
+        as it is, so a caller may skip it."""
+        return self._state == "text"
+
     def feed(self, delta: str) -> list[tuple[Kind, str]]:
         """The pieces ``delta`` completes (a possible tag stays held back)."""
         if self._state == "text":

@@ -5,46 +5,62 @@ our :class:`Request` goes in (translated by ``_chat_request``), standard Respons
 come out (synthesised by ``_chat_stream``), so one SnapshotBuilder and one renderer serve every
 backend. Client-side tools run in the agent loop above; this class only talks to the server.
 
-The ``openai`` SDK (~0.3 s to import) is imported inside methods, never when this module loads.
-The SDK's raw streaming response is read line by line and each chunk parsed as a plain dict: the
-SDK's typed chunk parsing maps odd local-server chunks onto wrong classes (protocol.md §1.11), while
-its auth, retries, timeouts and HTTP error classes are kept. Errors are mapped in one place
+It sends through the shared httpx2 stack in ``_http`` (client, bearer key, retry policy, bounded
+bodies), as the Responses backend does; the openai SDK is not imported (its import alone cost
+~0.8 s of CPU and ~18 MB; docs/adr/0014-chat-path-http.md). The reply is read line by line and
+each chunk parsed as a plain dict: typed chunk parsing maps odd local-server chunks onto wrong
+classes (protocol.md §1.11). Retries and the wording of errors are the SDK's, kept in one place
 (``_chat_errors``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from forge_cli.backends._chat_errors import map_openai_error
 from forge_cli.backends._chat_request import to_chat_body
 from forge_cli.backends._chat_stream import ChatStreamTranslator
-from forge_cli.errors import BackendConnectionError, BackendTimeoutError, ProtocolError
+from forge_cli.errors import BackendConnectionError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
-from forge_cli.limits import DEFAULT_LIMITS, Limits
+from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.request import Request
 from forge_cli.redact import redact, register_secret
 from forge_cli.stream.sse import LineSplitter, event_too_large
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+    from collections.abc import Mapping
 
-    from forge_cli.backends._http import BodyBudget
+    import httpx2
+
+    from forge_cli.backends._http import BodyBudget, ErrorContext, SleepFunction
 
 __all__ = ["PLACEHOLDER_API_KEY", "ChatCompletionsBackend"]
 
 PLACEHOLDER_API_KEY = "sk-no-key-required"
-"""Sent when no key is configured: local servers need none, but the SDK insists on one."""
+"""Sent when no key is configured: local servers need none, but some proxies insist on one."""
+
+_MAX_JSON_BODY = 32 * 1024 * 1024
+
+_ORGANIZATION_ENV = (
+    ("OPENAI_ORG_ID", "OpenAI-Organization"),
+    ("OPENAI_PROJECT_ID", "OpenAI-Project"),
+)
+"""Headers the openai SDK sent from the environment; OpenAI needs them for some keys."""
 
 _log = logging.getLogger(__name__)
 
 
 class ChatCompletionsBackend:
-    """Stream one Chat Completions reply per request, as Responses events."""
+    """Stream one Chat Completions reply per request, as Responses events.
+
+    Retries before the reply's first byte follow :class:`RetryPolicy` with ``max_retries``
+    (connection failures and timeouts, HTTP 408/409/429/5xx, ``Retry-After``); ``timeout`` is
+    the idle time allowed between bytes, ``connect_timeout`` the time to connect.
+    """
 
     name = "chat"
     runs_hosted_tools = False
@@ -61,6 +77,7 @@ class ChatCompletionsBackend:
         default_headers: dict[str, str] | None = None,
         limits: Limits = DEFAULT_LIMITS,
         think_tags: bool = True,
+        sleep: SleepFunction | None = None,
     ) -> None:
         self.base_url = base_url
         self.limits = limits
@@ -77,33 +94,65 @@ class ChatCompletionsBackend:
         self.default_headers = dict(default_headers or {})
         self.dropped_tools: list[str] = []
         """Hosted tool types the last request carried that a Chat server cannot run."""
-        self._client: AsyncOpenAI | None = None
+        self._sleep: SleepFunction = sleep or asyncio.sleep
+        self._client: httpx2.AsyncClient | None = None
 
-    def _get_client(self) -> AsyncOpenAI:
+    def _get_client(self) -> httpx2.AsyncClient:
+        # httpx2 and the HTTP plumbing load on first use: importing this module stays cheap.
+        from forge_cli.backends._http import build_client
+
         if self._client is None:
-            from openai import AsyncOpenAI
-
-            from forge_cli.backends._http import build_client
-
-            # Follows redirects like the Responses backend (and the SDK's own default client);
-            # error bodies are cut to limits.max_error_body_bytes before the SDK reads them.
-            http = build_client(
+            # Follows redirects like the Responses backend; error bodies are cut to
+            # limits.max_error_body_bytes before anyone reads them.
+            self._client = build_client(
                 connect_timeout=self.connect_timeout, read_timeout=self.timeout, limits=self.limits
             )
-            self._client = AsyncOpenAI(
-                base_url=self.base_url,
-                api_key=self._api_key,
-                max_retries=self.max_retries,
-                default_headers=self.default_headers or None,
-                http_client=http,
-            )
         return self._client
+
+    def _headers(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+        env = os.environ if environ is None else environ
+        headers = {"Accept": "application/json", "Authorization": f"Bearer {self._api_key}"}
+        for variable, header in _ORGANIZATION_ENV:
+            if env.get(variable):
+                headers[header] = env[variable]
+        headers.update(self.default_headers)
+        return headers
+
+    def _context(self) -> ErrorContext:
+        from forge_cli.backends._http import ErrorContext
+
+        return ErrorContext(url=self.base_url.rstrip("/"), env_var=self.api_key_env)
+
+    async def _send(self, method: str, path: str, body: Any = None) -> httpx2.Response:
+        """The streaming 2xx reply to ``method path``, retried as the openai SDK did (2 retries by
+        default: ``max_retries``; see ``_chat_errors``)."""
+        import httpx2
+
+        from forge_cli.backends._chat_errors import CHAT_FAILURES
+        from forge_cli.backends._http import RetryPolicy, send_with_retries
+
+        client = self._get_client()
+        ctx = self._context()
+        try:
+            request = client.build_request(
+                method, f"{ctx.url}{path}", json=body, headers=self._headers()
+            )
+        except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as exc:
+            raise BackendConnectionError(redact(f"cannot connect to {ctx.url}: {exc}")) from exc
+        return await send_with_retries(
+            client,
+            request,
+            policy=RetryPolicy(max_retries=self.max_retries),
+            ctx=ctx,
+            sleep=self._sleep,
+            failures=CHAT_FAILURES,
+        )
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield Responses events as the chunks arrive."""
         import httpx2
-        import openai
 
+        from forge_cli.backends._chat_errors import stream_read_error
         from forge_cli.backends._http import BodyBudget
 
         body = to_chat_body(request)
@@ -114,18 +163,16 @@ class ChatCompletionsBackend:
                 ", ".join(body.dropped_tools),
             )
         translator = ChatStreamTranslator(request.model, split_think=self.think_tags)
-        client = self._get_client()
+        where = self.base_url.rstrip("/")
+        response = await self._send("POST", "/chat/completions", body.kwargs)
         finished = False
         valid = 0
-        where = self.base_url.rstrip("/")
         try:
-            response = client.chat.completions.with_streaming_response.create(**body.kwargs)
-            async with response as raw:
-                for event in translator.start():
-                    yield event
-                budget = BodyBudget(where, self.limits.max_response_bytes)
-                lines = _lines(raw.iter_bytes(), budget, self.limits.max_event_bytes)
-                async for chunk in _chunks(lines, self.limits):
+            for event in translator.start():
+                yield event
+            reader = _ChunkReader(BodyBudget(where, self.limits.max_response_bytes), self.limits)
+            async for batch in _chunk_batches(response.aiter_bytes(), reader):
+                for chunk in batch:
                     if chunk is None:
                         finished = True
                         break
@@ -137,14 +184,10 @@ class ChatCompletionsBackend:
                         return
                     for event in translator.feed(chunk):
                         yield event
-        except openai.OpenAIError as exc:
-            raise map_openai_error(exc, base_url=self.base_url, env_var=self.api_key_env) from exc
-        except httpx2.TimeoutException as exc:
-            raise BackendTimeoutError(f"timed out reading from {where}") from exc
-        except httpx2.TransportError as exc:
-            raise BackendConnectionError(
-                redact(f"the connection to {where} was lost: {exc}")
-            ) from exc
+        except httpx2.HTTPError as exc:
+            raise stream_read_error(exc, where) from exc
+        finally:
+            await response.aclose()
         if valid == 0:
             raise ProtocolError(f"the stream from {where} carried no valid chunk")
         if not finished and translator.finish_reason is None:
@@ -156,78 +199,139 @@ class ChatCompletionsBackend:
         """``GET /models``: the ids the server offers (Ollama, vLLM, llama.cpp, LM Studio and
         OpenAI all serve it), in its order."""
         import httpx2
-        import openai
 
-        client = self._get_client()
+        where = self.base_url.rstrip("/")
+        response = await self._send("GET", "/models")
         try:
-            page = await client.models.list()
-            return [model.id for model in page.data if isinstance(model.id, str)]
-        except openai.OpenAIError as exc:
-            raise map_openai_error(exc, base_url=self.base_url, env_var=self.api_key_env) from exc
+            raw = await _read_body(response, min(_MAX_JSON_BODY, self.limits.max_response_bytes))
         except httpx2.HTTPError as exc:
-            raise BackendConnectionError(f"cannot list models at {self.base_url}: {exc}") from exc
+            raise BackendConnectionError(
+                redact(f"cannot list models at {self.base_url}: {exc}")
+            ) from exc
+        finally:
+            await response.aclose()
+        if raw is None:
+            raise ProtocolError(
+                f"the model list from {where} is larger than "
+                f"{describe_bytes(min(_MAX_JSON_BODY, self.limits.max_response_bytes))}"
+            )
+        try:
+            page = json_loads(raw, max_depth=self.limits.max_json_depth)
+        except ValueError as exc:
+            raise ProtocolError(f"{where} sent a reply we cannot understand") from exc
+        entries = page.get("data") if isinstance(page, dict) else None
+        if not isinstance(entries, list):
+            raise ProtocolError(f"{where} sent a reply we cannot understand")
+        ids = [entry.get("id") for entry in entries if isinstance(entry, dict)]
+        return [model_id for model_id in ids if isinstance(model_id, str)]
 
     async def aclose(self) -> None:
         """Close the HTTP client."""
         if self._client is not None:
-            await self._client.close()
+            await self._client.aclose()
             self._client = None
 
 
-async def _lines(
-    chunks: AsyncIterator[bytes], budget: BodyBudget, max_line: int
-) -> AsyncIterator[str]:
-    """The body's lines: decoded size counted, each line bounded, split in linear time."""
-    splitter = LineSplitter(max_line)
-    async for chunk in chunks:
-        for line in splitter.feed(budget.add(chunk)):
-            yield line.decode("utf-8", errors="replace")
-    last = splitter.flush()
-    if last is not None:
-        yield last.decode("utf-8", errors="replace")
-
-
-async def _chunks(
-    lines: AsyncIterator[str], limits: Limits = DEFAULT_LIMITS
-) -> AsyncIterator[dict[str, Any] | None]:
-    """Chunk dicts from SSE lines; ``None`` for ``[DONE]``. Non-JSON frames are skipped.
-
-    An event's data is bounded by ``limits.max_event_bytes``; JSON nested deeper than
-    ``limits.max_json_depth`` is skipped like any other bad frame.
-    """
-    data: list[str] = []
+async def _read_body(response: httpx2.Response, limit: int) -> bytes | None:
+    """The whole decoded body, or ``None`` once it passes ``limit``."""
+    chunks: list[bytes] = []
     size = 0
-    async for line in lines:
+    async for piece in response.aiter_bytes():
+        size += len(piece)
+        if size > limit:
+            return None
+        chunks.append(piece)
+    return b"".join(chunks)
+
+
+class _ChunkReader:
+    """Body bytes → chunk dicts, ``None`` for ``[DONE]``; non-JSON frames are skipped.
+
+    Synchronous and fed once per network read, so the per-chunk path has no generator hops. The
+    decoded size is counted (``budget``), each line bounded and split in linear time, an event's
+    data bounded by ``limits.max_event_bytes``; JSON nested deeper than ``limits.max_json_depth``
+    is skipped like any other bad frame. Most servers put one JSON object on one ``data:`` line:
+    it is taken without waiting for the blank line, and parsed once.
+    """
+
+    __slots__ = ("_budget", "_data", "_max_depth", "_max_event", "_size", "_splitter", "done")
+
+    def __init__(self, budget: BodyBudget, limits: Limits = DEFAULT_LIMITS) -> None:
+        self._budget = budget
+        self._splitter = LineSplitter(limits.max_event_bytes)
+        self._max_event = limits.max_event_bytes
+        self._max_depth = limits.max_json_depth
+        self._data: list[str] = []
+        self._size = 0
+        self.done = False
+        """``[DONE]`` was read: nothing after it is looked at."""
+
+    def feed(self, raw: bytes) -> list[dict[str, Any] | None]:
+        """The chunks the bytes of one read complete (ending with ``None`` at ``[DONE]``)."""
+        out: list[dict[str, Any] | None] = []
+        for line in self._splitter.feed(self._budget.add(raw)):
+            if not line and not self._data:
+                continue  # the blank line after a chunk already taken
+            self._line(line.decode("utf-8", errors="replace"), out)
+            if self.done:
+                break
+        return out
+
+    def flush(self) -> list[dict[str, Any] | None]:
+        """What a last line without a line end completes, at the end of the body."""
+        out: list[dict[str, Any] | None] = []
+        last = self._splitter.flush()
+        if last is not None and not self.done:
+            self._line(last.decode("utf-8", errors="replace"), out)
+        return out
+
+    def _line(self, line: str, out: list[dict[str, Any] | None]) -> None:
+        data = self._data
         if line.startswith("data:"):
-            data.append(line[5:].lstrip(" "))
-            size += len(data[-1]) + 1
-            if size > limits.max_event_bytes:
-                raise event_too_large("an event", limits.max_event_bytes)
-            if _complete(data, limits.max_json_depth):
-                payload = "\n".join(data)
-                data, size = [], 0
-                if payload.strip() == "[DONE]":
-                    yield None
-                    return
-                chunk = _parse(payload, limits.max_json_depth)
-                if chunk is not None:
-                    yield chunk
-        elif not line.strip() and data:
-            payload, data, size = "\n".join(data), [], 0
-            if payload.strip() == "[DONE]":
-                yield None
+            value = line[5:].lstrip(" ")
+            data.append(value)
+            self._size += len(value) + 1
+            if self._size > self._max_event:
+                raise event_too_large("an event", self._max_event)
+            if len(data) != 1:
                 return
-            chunk = _parse(payload, limits.max_json_depth)
+            text = value.strip()
+            if text == "[DONE]":
+                self._end(out)
+                return
+            chunk = _parse(text, self._max_depth, quiet=True)
             if chunk is not None:
-                yield chunk
+                self._data, self._size = [], 0
+                out.append(chunk)
+        elif data and not line.strip():
+            payload = "\n".join(data)
+            self._data, self._size = [], 0
+            if payload.strip() == "[DONE]":
+                self._end(out)
+                return
+            chunk = _parse(payload, self._max_depth)
+            if chunk is not None:
+                out.append(chunk)
+
+    def _end(self, out: list[dict[str, Any] | None]) -> None:
+        self._data, self._size = [], 0
+        self.done = True
+        out.append(None)
 
 
-def _complete(data: list[str], max_depth: int) -> bool:
-    """Most servers put one JSON object on one ``data:`` line: handle it without a blank line."""
-    if len(data) != 1:
-        return False
-    text = data[0].strip()
-    return text == "[DONE]" or _parse(text, max_depth, quiet=True) is not None
+async def _chunk_batches(
+    body: AsyncIterator[bytes], reader: _ChunkReader
+) -> AsyncIterator[list[dict[str, Any] | None]]:
+    """The chunks of each network read, together (one generator hop per read, not per chunk)."""
+    async for raw in body:
+        batch = reader.feed(raw)
+        if batch:
+            yield batch
+        if reader.done:
+            return
+    batch = reader.flush()
+    if batch:
+        yield batch
 
 
 def _parse(payload: str, max_depth: int, *, quiet: bool = False) -> dict[str, Any] | None:

@@ -54,7 +54,11 @@ def agent_responder(
             max_iterations=max_iterations,
             assume_yes=assume_yes,
             approver=approver,
-            knowledge_store=knowledge_store() if knowledge_store is not None else None,
+            knowledge_store=(
+                knowledge_store()
+                if knowledge_store is not None and _has_hosted_tools(request)
+                else None
+            ),
         )
         if tools is not None:
             run_config = replace(run_config, tools=[*run_config.tools, *tools()])
@@ -71,3 +75,9 @@ def agent_responder(
             yield update
 
     return respond
+
+
+def _has_hosted_tools(request: Request) -> bool:
+    """Whether ``request`` offers tools the server would run (only those need the local store:
+    the agent replaces them with client-side tools over it when the backend cannot run them)."""
+    return any(tool.type != "function" for tool in request.tools)

@@ -1,0 +1,77 @@
+"""The chat backend's chunk reader: the same chunks whatever the network's read boundaries."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from forge_cli.backends._http import BodyBudget
+from forge_cli.backends.chat_completions import _ChunkReader
+from forge_cli.errors import ProtocolError
+from forge_cli.limits import DEFAULT_LIMITS
+
+_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
+_CHUNKS = st.lists(
+    st.fixed_dictionaries({"choices": st.just([{"index": 0}]), "text": _TEXT}), max_size=8
+)
+
+
+def _frame(chunk: dict[str, Any], style: int) -> bytes:
+    data = json.dumps(chunk)
+    if style == 0:  # the usual: one line, a blank line
+        return f"data: {data}\n\n".encode()
+    if style == 1:  # no blank line at all (some servers), CRLF line ends
+        return f"data:{data}\r\n".encode()
+    pretty = json.dumps(chunk, indent=1).split("\n")  # one event over several data lines
+    return ("".join(f"data: {line}\n" for line in pretty) + "event: x\n: comment\n\n").encode()
+
+
+def _read(body: bytes, cuts: list[int]) -> list[Any]:
+    reader = _ChunkReader(BodyBudget("http://x"))
+    out: list[Any] = []
+    start = 0
+    for cut in sorted({min(c, len(body)) for c in cuts}):
+        out.extend(reader.feed(body[start:cut]))
+        start = cut
+        if reader.done:
+            return out
+    out.extend(reader.feed(body[start:]))
+    if not reader.done:
+        out.extend(reader.flush())
+    return out
+
+
+@given(
+    chunks=_CHUNKS,
+    styles=st.lists(st.integers(0, 2), min_size=8, max_size=8),
+    cuts=st.lists(st.integers(0, 4000), max_size=12),
+    done=st.booleans(),
+)
+def test_chunks_do_not_depend_on_read_boundaries(
+    chunks: list[dict[str, Any]], styles: list[int], cuts: list[int], done: bool
+) -> None:
+    body = b"".join(_frame(chunk, styles[i]) for i, chunk in enumerate(chunks))
+    body += b"data: not json\n\n"  # skipped
+    if done:
+        body += b"data: [DONE]\n\n" + _frame({"after": "done"}, 0)
+    expected: list[Any] = [*chunks, None] if done else chunks
+    assert _read(body, cuts) == expected
+    assert _read(body, []) == expected
+
+
+def test_an_event_over_the_limit_is_stopped() -> None:
+    limits = replace(DEFAULT_LIMITS, max_event_bytes=64)
+    reader = _ChunkReader(BodyBudget("http://x"), limits)
+    with pytest.raises(ProtocolError, match="larger than"):
+        reader.feed(b"data: [1,\n" * 30)
+
+
+def test_the_body_budget_holds() -> None:
+    reader = _ChunkReader(BodyBudget("http://x", limit=100))
+    with pytest.raises(ProtocolError, match="larger than"):
+        reader.feed(b"data: {}\n\n" * 20)
