@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from forge_cli.knowledge import chunk_text
+from forge_cli.knowledge.chunking import document_context
 
 
 def _doc() -> str:
@@ -77,3 +78,58 @@ def test_one_huge_word_is_not_lost() -> None:
     chunks = chunk_text(text)
     assert "".join(c.text for c in chunks).replace(" ", "") == text.replace(" ", "")
     assert all(re.fullmatch(r"x+|x* ?tail", c.text) for c in chunks)
+
+
+def test_indented_hash_lines_are_code_comments_not_headings() -> None:
+    body = "Explanation of the example that follows. " * 8
+    text = (
+        ".. _sleep-label:\n\n"
+        "Time access\n===========\n\n"
+        "Sleeping\n--------\n\n" + body + "\n\n"
+        "Example::\n\n"
+        "   # Simulate a slow call\n"
+        "   time.sleep(1)\n\n"
+        "       # deeper comment\n"
+        "       pass\n\n" + body + "\n\n" + body + "\n\n" + body
+    )
+    chunks = chunk_text(text, target=400, max_chars=500, min_chars=100)
+    assert len(chunks) > 2
+    assert all(c.heading.startswith("Time access") for c in chunks)
+    assert chunks[-1].heading == "Time access > Sleeping"
+
+
+def test_markdown_heading_at_line_start_still_counts() -> None:
+    text = "# Title\n\n" + "Some words here. " * 20 + "\n\n## Part\n\n" + "More words. " * 30
+    headings = [c.heading for c in chunk_text(text, target=300, max_chars=400, min_chars=100)]
+    assert headings[0] == "Title"
+    assert headings[-1] == "Title > Part"
+
+
+def test_document_context_is_the_lead_prose_without_markup() -> None:
+    rst = (
+        ".. _time-mod:\n\n"
+        ":mod:`time` --- Time access\n===========================\n\n"
+        ".. module:: time\n   :synopsis: Time access and conversions.\n\n"
+        "**Source code:** :source:`Lib/time.py`\n\n"
+        ".. index::\n   single: epoch\n\n"
+        "This module provides various time-related functions::\n\n"
+        "   # a code comment, not prose\n   time.sleep(1)\n\n"
+        "More prose follows here."
+    )
+    assert document_context(rst) == (
+        "Time access and conversions. This module provides various time-related "
+        "functions:: More prose follows here."
+    )
+    markdown = (
+        "# Timers\n\n<!--introduced_in=v0.10.0\nchanges: none\n-->\n\n> Stability: 2 - Stable\n\n"
+        "The timer module schedules functions.\n\n```js\nsetTimeout(f, 10);\n```\n\nLater words."
+    )
+    assert document_context(markdown) == "The timer module schedules functions. Later words."
+    asciidoc = (
+        "git-stash(1)\n============\n\nNAME\n----\ngit-stash - Stash the changes away\n\n"
+        "SYNOPSIS\n--------\n[verse]\n'git stash' list\n'git stash' drop\n\nDESCRIPTION\n"
+        "-----------\n\nUse git stash when you want to record the current state."
+    )
+    assert document_context(asciidoc, words=8) == ("git-stash - Stash the changes away Use git")
+    assert document_context("") == ""
+    assert len(document_context("word " * 500).split()) == 50

@@ -15,7 +15,12 @@ import pytest
 from forge_cli.errors import KnowledgeError, UsageError
 from forge_cli.knowledge import KnowledgeStore
 from forge_cli.knowledge.dense import dense_index, model_id
-from forge_cli.knowledge.local_embedding import LOCAL_MODEL_NAME, LocalEmbedder
+from forge_cli.knowledge.embedding import embed_chunks
+from forge_cli.knowledge.local_embedding import (
+    LOCAL_MODEL_NAME,
+    LocalEmbedder,
+    local_model_available,
+)
 from forge_cli.knowledge.migrations import SCHEMA_VERSION, migrate
 from forge_cli.knowledge.scoring import (
     TermStats,
@@ -26,6 +31,7 @@ from forge_cli.knowledge.scoring import (
     fuse,
     idf,
     ranked,
+    term_alignment,
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hybrid"
@@ -323,3 +329,100 @@ def test_dense_candidates_stay_within_the_searched_stores_and_filters(tmp_path: 
             [kitchen], "yeasty", filters={"type": "eq", "key": "kind", "value": "b"}
         )
         assert [h.filename for h in filtered] == ["loaf.md"]
+
+
+# -- document context: every chunk carries its page's lead ---------------------------------------
+
+_LONG_PAGE = "# Tides\n\nThe lunar calendar and its effect on the sea.\n\n" + "".join(
+    f"## Section {n}\n\n" + "Water rises and falls along the coast. " * 30 + "\n\n"
+    for n in range(4)
+)
+
+
+def test_keyword_search_finds_a_deep_chunk_by_its_page_lead(tmp_path: Path) -> None:
+    with KnowledgeStore(tmp_path / "k.db") as store:
+        vs = store.create_vector_store("s").id
+        store.add_file(_LONG_PAGE.encode(), "tides.md", vector_store_id=vs)
+        store.add_file(
+            b"# Bread\n\nYeast makes bread rise overnight.", "bread.md", vector_store_id=vs
+        )
+        hits = store.search([vs], "lunar", max_num_results=10)
+        assert len(hits) > 2  # every chunk of the page matches through its lead
+        assert any("lunar" not in h.text for h in hits)
+        assert {h.filename for h in hits} == {"tides.md"}
+        assert all(h.heading is None or "lunar" not in h.heading for h in hits)  # not shown
+        file_id = hits[0].file_id
+        store.delete_file(file_id)
+        assert store.search([vs], "lunar") == []
+        with store._db.write() as conn:  # the delete trigger removed the lead from the index too
+            conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+
+
+def test_migration_6_gives_old_chunks_their_document_lead(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+    assert migrate(conn, target=5) == 5
+    conn.execute(
+        "INSERT INTO files (id, filename, bytes, sha256, mime_type, created_at) "
+        "VALUES ('f', 'a.md', 1, 'x', 'text/markdown', 0)"
+    )
+    text = "# Moon\n\nThe moon pulls the tide.\n\n## Later\n\nWater rises."
+    conn.execute("INSERT INTO file_texts VALUES ('f', ?)", (text,))
+    conn.execute(
+        "INSERT INTO chunks (id, file_id, ordinal, heading, text, char_start, char_end) "
+        "VALUES (1, 'f', 0, 'Moon > Later', 'Water rises.', 0, 12)"
+    )
+    conn.execute(
+        "INSERT INTO chunks_fts (rowid, heading, text) VALUES (1, 'Moon > Later', 'Water rises.')"
+    )
+    assert migrate(conn) == SCHEMA_VERSION
+    assert conn.execute("SELECT context FROM chunks").fetchall() == [
+        ("The moon pulls the tide. Water rises.",)
+    ]
+    found = conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'tide'").fetchall()
+    assert found == [(1,)]
+    conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+    conn.close()
+
+
+def test_embed_chunks_gives_each_chunk_its_lead() -> None:
+    seen: list[str] = []
+
+    class Recorder:
+        name = "rec"
+
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            seen.extend(texts)
+            return [[1.0, float(len(t))] for t in texts]
+
+    embed_chunks(Recorder(), [("H", "text one"), ("", "text two")], ["Lead.", ""])
+    assert seen == ["Lead.\n\nH\n\ntext one", "text two"]
+    with pytest.raises(ValueError, match="one context per chunk"):
+        embed_chunks(Recorder(), [("H", "t")], [])
+
+
+@pytest.mark.skipif(not local_model_available(), reason="wordllama is not installed")
+def test_the_lead_moves_a_chunk_towards_its_page_topic() -> None:
+    embedder = LocalEmbedder()
+    chunk = [("Functions", "Return the value of the counter after adding one.")]
+    query = np.asarray(embedder.embed_array(["sleep pause seconds"])[0])
+    plain = np.frombuffer(embed_chunks(embedder, chunk)[1][0], dtype=np.float32)
+    lead = ["Suspend execution: sleep and pause for a number of seconds."]
+    contextual = np.frombuffer(embed_chunks(embedder, chunk, lead)[1][0], dtype=np.float32)
+    assert float(contextual @ query) > float(plain @ query) + 0.1
+
+
+# -- term alignment ------------------------------------------------------------------------------
+
+
+def test_term_alignment_rewards_covering_every_term_with_close_words() -> None:
+    words = np.eye(5, dtype=np.float32)[:4]  # four unrelated words
+    near = np.asarray([0.9, 0.0, 0.0, 0.2, 0.0], dtype=np.float32)  # close to word 0
+    near[4] = math.sqrt(1 - 0.81 - 0.04)  # and loosely (0.2, under the floor) to word 3
+    terms = np.stack([near, np.eye(5, dtype=np.float32)[2]])
+    scores = term_alignment(terms, [1.0, 1.0], words, [[0, 2], [0], [1, 3], []])
+    assert scores[0] > scores[1] > scores[2] == 0.0  # both terms > one term > only loose matches
+    assert scores[3] == 0.0
+    assert scores[0] == pytest.approx((0.9**2 + 1.0) / 2, abs=1e-6)
+    rare_first = term_alignment(terms, [1.0, 3.0], words, [[0], [2]])
+    assert rare_first[1] > rare_first[0]  # the term with the larger weight (IDF) counts more
+    assert term_alignment(terms[:0], [], words, [[0]]) == [0.0]

@@ -112,3 +112,15 @@ def test_embedding_failure_falls_back_to_bm25_with_a_note(
         embedder.broken = False
         assert store.search([vs.id], "otters", notes=notes)
         assert len(notes) == 2
+
+
+def test_search_terms_drop_question_filler_only_in_questions() -> None:
+    from forge_cli.knowledge.query import search_terms
+
+    assert search_terms("How can I make my program pause for a few seconds?") == [
+        "pause",
+        "seconds",
+    ]
+    assert search_terms("make program exit code") == ["make", "program", "exit", "code"]
+    assert search_terms("How do I write code?") == ["write", "code"]  # nothing else: kept
+    assert search_terms("") == []

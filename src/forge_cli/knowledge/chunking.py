@@ -3,6 +3,11 @@
 A chunk is a span of the extracted text (``text[char_start:char_end]``), roughly ``target``
 characters long, never cut inside a word, never across a PDF page, and labelled with the heading
 path it sits under (``Guide > Tools > Web search``) so a search can match section titles too.
+
+:func:`document_context` is the lead of the whole document (its first prose, about 50 words:
+what the page is about). It is indexed and embedded with every chunk of the document, so a
+passage deep in a page still carries what the page is for ("time: Time access and
+conversions" for the chunk about ``sleep()``). ADR-0009 has the measurements.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ChunkSpec", "chunk_text"]
+__all__ = ["CONTEXT_WORDS", "ChunkSpec", "chunk_text", "document_context"]
 
 TARGET_CHARS = 1000
 MAX_CHARS = 1200
@@ -21,6 +26,16 @@ _MD_HEADING = re.compile(r"#{1,6}[ \t]+\S")
 _RST_UNDERLINE = re.compile(r"([=\-~^\"'`#*+])\1{2,}[ \t]*")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]?\s+")
 _WHITESPACE = re.compile(r"\s+")
+
+CONTEXT_WORDS = 50
+"""How many words of a document's lead go with each of its chunks."""
+CONTEXT_SCAN_CHARS = 4000
+"""How much of the start of a document :func:`document_context` reads."""
+_UNDERLINE_LINE = re.compile(r"([=\-~^\"'`#*+])\1{2,}")
+_FIELD = re.compile(r":[\w-]+:(?!`)")
+"""A reST field or directive option (``:synopsis:``); a role (``:mod:`x```) is kept."""
+_NON_PROSE = (".. ", "#", "<", "[", "|", "```", "~~~", "**Source code:**", "> Stability")
+_INDEX_ENTRY = re.compile(r"(?:single|pair|triple|see|seealso):\s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +48,50 @@ class ChunkSpec:
     page: int | None
     char_start: int
     char_end: int
+
+
+def document_context(text: str, words: int = CONTEXT_WORDS) -> str:
+    """The lead of a document: its first ``words`` words of prose (headings and markup skipped).
+
+    Left out: heading lines (Markdown ``#``, reST/AsciiDoc underlined titles), directives,
+    HTML and its comments, index entries, field lists, code (fenced, indented, or a block
+    under an AsciiDoc ``[attribute]`` line); a reST ``:synopsis:`` keeps its text. Works on
+    any extracted text (plain, Markdown, reST, AsciiDoc, a PDF's text).
+    """
+    lines = text[:CONTEXT_SCAN_CHARS].split("\n")
+    kept: list[str] = []
+    fenced = skip_block = comment = False
+    for n, raw in enumerate(lines):
+        line = raw.strip()
+        if comment or line.startswith("<!--"):
+            comment = "-->" not in line
+            continue
+        if line.startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if not line:
+            skip_block = False
+            continue
+        if line.startswith(":synopsis:"):
+            kept.extend(line[len(":synopsis:") :].split())
+        elif line.startswith("[") and line.endswith("]"):
+            skip_block = True
+        elif not (fenced or skip_block or raw[:1].isspace() or _is_markup(line, lines, n)):
+            kept.extend(line.split())
+        if len(kept) >= words:
+            break
+    return " ".join(kept[:words])
+
+
+def _is_markup(line: str, lines: list[str], n: int) -> bool:
+    following = lines[n + 1].strip() if n + 1 < len(lines) else ""
+    return bool(
+        _UNDERLINE_LINE.fullmatch(line)
+        or (following and _UNDERLINE_LINE.fullmatch(following) and len(following) >= len(line))
+        or line.startswith(_NON_PROSE)
+        or _INDEX_ENTRY.match(line)
+        or _FIELD.match(line)
+    )
 
 
 def chunk_text(
@@ -103,7 +162,7 @@ class _Chunker:
         first_end = self.text.find("\n", start, end)
         first_end = end if first_end < 0 else first_end
         first = self.text[start:first_end]
-        if _MD_HEADING.match(first):
+        if _MD_HEADING.match(first) and not self._indented(start):
             level = len(first) - len(first.lstrip("#"))
             return level, first.strip("# \t")
         if first_end < end:
@@ -115,6 +174,16 @@ class _Chunker:
                 return level, title
         return None
 
+    def _indented(self, start: int) -> bool:
+        """True when the line of ``start`` is indented (a ``#`` line in code, not a heading).
+
+        Blocks are stripped, so the indentation is what precedes ``start`` on its line. reST
+        literal blocks and indented Markdown code put ``# comment`` lines there; taken for
+        headings, they replaced the real heading path of a quarter of the Python reference.
+        """
+        line_start = self.text.rfind("\n", 0, start) + 1
+        return start > line_start
+
     def _add_block(self, start: int, end: int) -> None:
         heading = self._heading_of(start, end)
         if heading is not None:
@@ -123,6 +192,10 @@ class _Chunker:
             level, title = heading
             self.headings = [(lv, t) for lv, t in self.headings if lv < level]
             self.headings.append((level, title))
+            if self._start >= 0 and not self._heading:
+                # A short lead-in without a heading (a reST label such as ``.. _x:``) is
+                # labelled by the heading that follows it.
+                self._heading = " > ".join(t for _, t in self.headings)
         if self._start >= 0 and end - self._start > self.max_chars:
             self._flush()
         if end - start > self.max_chars:

@@ -114,33 +114,48 @@ def embed_packed(embedder: Embedder, texts: list[str]) -> tuple[int, list[bytes]
 
 HEADING_WEIGHT = 1.0
 """How much a chunk's heading path counts against its text in a bag-of-words chunk vector."""
+CONTEXT_WEIGHT = 1.0
+"""How much the document's lead counts against the chunk text in a bag-of-words chunk vector."""
 
 
-def embed_chunks(embedder: Embedder, chunks: list[tuple[str, str]]) -> tuple[int, list[bytes]]:
+def embed_chunks(
+    embedder: Embedder, chunks: list[tuple[str, str]], contexts: list[str] | None = None
+) -> tuple[int, list[bytes]]:
     """Embed ``(heading, text)`` chunks; returns (dimension, one packed unit vector per chunk).
 
-    A contextual model (the remote embedder) gets "heading, blank line, text" as one input. A
+    ``contexts`` holds each chunk's document lead (``chunking.document_context``), if any. A
+    contextual model (the remote embedder) gets "lead, heading, text" as one input. A
     bag-of-words model (one with ``embed_array``, such as the local embedder) would let a long
-    text drown its short heading path, which names the page and section the chunk is about,
-    so there the unit vectors of heading and text are added with :data:`HEADING_WEIGHT`.
+    text drown its short heading path and lead, which say what the page and section are about,
+    so there the unit vectors of text, heading (:data:`HEADING_WEIGHT`) and lead
+    (:data:`CONTEXT_WEIGHT`) are added; each distinct heading and lead is embedded once.
     """
     if not chunks:
         return 0, []
+    leads = contexts if contexts is not None else [""] * len(chunks)
+    if len(leads) != len(chunks):
+        raise ValueError("one context per chunk is required")
     embed_array = getattr(embedder, "embed_array", None)
     if not callable(embed_array):
-        return embed_packed(embedder, [f"{h}\n\n{t}" if h else t for h, t in chunks])
+        inputs = [
+            "\n\n".join(part for part in (lead, heading, text) if part)
+            for (heading, text), lead in zip(chunks, leads, strict=True)
+        ]
+        return embed_packed(embedder, inputs)
     prepare_numpy()
     import numpy as np
 
-    headings = sorted({h for h, _ in chunks if h})
     texts = np.asarray(embed_array([t for _, t in chunks]), dtype=np.float32)
-    if headings:
-        by_heading = dict(
-            zip(headings, np.asarray(embed_array(headings), dtype=np.float32), strict=True)
+    for weight, labels in ((HEADING_WEIGHT, [h for h, _ in chunks]), (CONTEXT_WEIGHT, leads)):
+        distinct = sorted({label for label in labels if label})
+        if not distinct:
+            continue
+        vectors = dict(
+            zip(distinct, np.asarray(embed_array(distinct), dtype=np.float32), strict=True)
         )
-        for row, (heading, _) in enumerate(chunks):
-            if heading:
-                texts[row] += HEADING_WEIGHT * by_heading[heading]
+        for row, label in enumerate(labels):
+            if label:
+                texts[row] += weight * vectors[label]
     norms = np.linalg.norm(texts, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     texts /= norms

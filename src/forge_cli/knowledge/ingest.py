@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forge_cli.errors import UsageError
-from forge_cli.knowledge.chunking import ChunkSpec, chunk_text
+from forge_cli.knowledge.chunking import ChunkSpec, chunk_text, document_context
 from forge_cli.knowledge.dense import bump_generation, ensure_model
 from forge_cli.knowledge.embedding import Embedder, embed_chunks, embedder_name
 from forge_cli.knowledge.extract import (
@@ -73,6 +73,8 @@ class PreparedFile:
     """One packed unit vector per chunk (``embedding.pack``), made by ``model``."""
     model: str | None = None
     dim: int = 0
+    context: str = ""
+    """The document's lead (``chunking.document_context``), indexed with every chunk."""
 
 
 def _size_text(size: int) -> str:
@@ -123,8 +125,11 @@ def prepare_file(
         raise FileRejected(filename, "no text content (empty or whitespace only)")
     vectors: list[bytes] | None = None
     model, dim = None, 0
+    context = document_context(extracted.text)
     if embedder is not None:
-        dim, vectors = embed_chunks(embedder, [(c.heading, c.text) for c in chunks])
+        dim, vectors = embed_chunks(
+            embedder, [(c.heading, c.text) for c in chunks], [context] * len(chunks)
+        )
         model = embedder_name(embedder)
     return PreparedFile(
         filename=filename,
@@ -135,6 +140,7 @@ def prepare_file(
         vectors=vectors,
         model=model,
         dim=dim,
+        context=context,
     )
 
 
@@ -195,8 +201,8 @@ def insert_prepared(
     )
     first = next_chunk_id(conn)
     conn.executemany(
-        "INSERT INTO chunks (id, file_id, ordinal, heading, text, page, char_start, char_end) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO chunks (id, file_id, ordinal, heading, text, page, char_start, char_end, "
+        "context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 first + c.ordinal,
@@ -207,6 +213,7 @@ def insert_prepared(
                 c.page,
                 c.char_start,
                 c.char_end,
+                prepared.context,
             )
             for c in prepared.chunks
         ],
@@ -235,8 +242,8 @@ def index_chunks(conn: sqlite3.Connection, first_id: int) -> None:
     statement per chunk would flush many small segments that it must then merge.
     """
     conn.execute(
-        "INSERT INTO chunks_fts (rowid, heading, text) "
-        "SELECT id, heading, text FROM chunks WHERE id >= ?",
+        "INSERT INTO chunks_fts (rowid, heading, text, context) "
+        "SELECT id, heading, text, context FROM chunks WHERE id >= ?",
         (first_id,),
     )
 

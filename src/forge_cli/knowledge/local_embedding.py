@@ -218,6 +218,27 @@ class LocalEmbedder:
         out /= norms
         return out
 
+    def word_vectors(self, words: list[str]) -> npt.NDArray[np.float32]:
+        """One unit vector per word (each a run of ``\\w`` characters); zero for a stopword.
+
+        Used to align query terms with a candidate's words (``scoring.term_alignment``): the
+        words are looked up in the same cache as :meth:`embed_array`, so this is cheap.
+        """
+        prepare_numpy()
+        import numpy as np
+
+        weights = self._load()
+        with self._lock:
+            rows, _ = self._word_rows(weights, words)
+            table = self._word_vectors
+        if len(rows) != len(words):  # a "word" that is not one \w run: embed it whole
+            return self.embed_array(words)
+        out = np.asarray(table[np.asarray(rows, dtype=np.int64)], dtype=np.float32)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        out /= norms
+        return out
+
     def embed(self, texts: list[str]) -> list[list[float]]:
         """One unit vector per text, in order (the :class:`Embedder` protocol)."""
         result: list[list[float]] = self.embed_array(texts).tolist()

@@ -1,13 +1,14 @@
 """Schema migrations of the knowledge store, applied in order.
 
 ``PRAGMA user_version`` holds the number of migrations applied. Each migration is a list of
-single SQL statements (so they can run inside one explicit transaction); never edit a released
-migration, append a new one.
+single SQL statements (so they can run inside one explicit transaction), or of Python steps
+that take the connection (a backfill); never edit a released migration, append a new one.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from forge_cli.errors import KnowledgeError
 
@@ -126,12 +127,47 @@ _V5_EMBEDDING_MODELS = [
     END""",
 ]
 
-MIGRATIONS: list[list[str]] = [
+
+def _backfill_context(conn: sqlite3.Connection) -> None:
+    """Give the chunks of every stored file its document lead (from the stored text)."""
+    from forge_cli.knowledge.chunking import CONTEXT_SCAN_CHARS, document_context
+
+    rows = conn.execute(
+        f"SELECT file_id, substr(text, 1, {CONTEXT_SCAN_CHARS}) FROM file_texts"
+    ).fetchall()
+    conn.executemany(
+        "UPDATE chunks SET context = ? WHERE file_id = ?",
+        [(document_context(str(text)), str(file_id)) for file_id, text in rows],
+    )
+
+
+_V6_DOCUMENT_CONTEXT: list[str | Callable[[sqlite3.Connection], None]] = [
+    # Every chunk carries its document's lead (``chunking.document_context``) as a third
+    # full-text column with its own BM25 weight; the index is rebuilt with it. Vectors made
+    # before keep working; `forge vs reembed --all` embeds them with the lead too.
+    "ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT ''",
+    _backfill_context,
+    "DROP TRIGGER IF EXISTS chunks_ad",
+    "DROP TABLE chunks_fts",
+    """CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        heading, text, context, content='chunks', content_rowid='id',
+        tokenize='porter unicode61 remove_diacritics 2'
+    )""",
+    "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(1.5, 1.0, 1.0)')",
+    "INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')",
+    """CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunks_fts(chunks_fts, rowid, heading, text, context)
+        VALUES ('delete', old.id, old.heading, old.text, old.context);
+    END""",
+]
+
+MIGRATIONS: list[list[str] | list[str | Callable[[sqlite3.Connection], None]]] = [
     _V1_CORE,
     _V2_EMBEDDINGS,
     _V3_RANK,
     _V4_BULK_INDEX,
     _V5_EMBEDDING_MODELS,
+    _V6_DOCUMENT_CONTEXT,
 ]
 """Every migration in order; migration ``i`` brings the schema to version ``i + 1``."""
 
@@ -155,7 +191,10 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             )
         for index in range(version, target):
             for statement in MIGRATIONS[index]:
-                conn.execute(statement)
+                if callable(statement):
+                    statement(conn)
+                else:
+                    conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {index + 1}")
             version = index + 1
         conn.execute("COMMIT")

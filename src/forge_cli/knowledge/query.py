@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STOPWORDS", "build_match_query", "query_terms"]
+__all__ = ["QUESTION_FILLER", "STOPWORDS", "build_match_query", "query_terms", "search_terms"]
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _PREFIX_MIN_LEN = 6
@@ -45,6 +45,34 @@ def query_terms(text: str) -> list[str]:
             if token.strip("_"):
                 seen.setdefault(token, None)
     return list(seen)[:_MAX_TERMS]
+
+
+_QUESTION_START_TEXT = """
+how what why where which who whom when can could is are do does did should would will may might i
+"""
+_QUESTION_FILLER_TEXT = """
+best easy else find get good like make need one possible program script code simple someone
+something sure tell thing things use using want way without write
+"""
+_QUESTION_START = frozenset(_QUESTION_START_TEXT.split())
+QUESTION_FILLER: frozenset[str] = frozenset(_QUESTION_FILLER_TEXT.split())
+"""Words of question phrasing ("How can I make my program…") that name no topic."""
+
+
+def search_terms(text: str) -> list[str]:
+    """The terms a search ranks by: :func:`query_terms`, less question filler in a question.
+
+    A text that starts like a question ("How do I…", "Can I…") is phrased around its topic
+    with words such as "make", "program" or "way", which match everywhere and pull a
+    bag-of-words query vector away from the topic; they are left out (unless nothing else
+    is left). A keyword-style query keeps every term.
+    """
+    terms = query_terms(text)
+    first = _TOKEN.search(text)
+    if first is None or first.group().lower() not in _QUESTION_START:
+        return terms
+    topical = [t for t in terms if t not in QUESTION_FILLER]
+    return topical or terms
 
 
 def build_match_query(text: str) -> str | None:

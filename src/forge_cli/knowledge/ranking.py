@@ -19,6 +19,7 @@ Ranking uses ``ORDER BY bm25(...) LIMIT n``, which lets SQLite keep a small top-
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from dataclasses import dataclass
 
@@ -32,14 +33,16 @@ __all__ = [
     "Scope",
     "bm25_ranking",
     "plan_match",
+    "term_idf",
 ]
 
 SCORING_BUDGET = 6_000
 """The most chunks one query scores with ``bm25()`` (a few ms of SQLite work)."""
 WINDOW_ROWS = 3_000
 """How many of the most recent matches a query of only very common words scores."""
-BM25_WEIGHTS = "1.5, 1.0"
-"""Column weights of ``bm25()``: the heading path counts 1.5 times the chunk text."""
+BM25_WEIGHTS = "1.5, 1.0, 1.0"
+"""Column weights of ``bm25()``: heading path 1.5, chunk text 1, document lead 1 (BM25F-like:
+each column has its own length normalisation and weight)."""
 _COMMON_FRACTION = 0.10
 _COMMON_MIN_ROWS = 500
 _OVERFETCH = 4
@@ -110,6 +113,22 @@ def plan_match(
         return None
     start = _window_start(conn, match, window) if spent > budget else 0
     return MatchPlan(match, start, tuple(kept))
+
+
+def term_idf(conn: sqlite3.Connection, terms: list[str]) -> list[float]:
+    """The IDF of each term over the indexed chunks, from FTS5 match counts.
+
+    ``log(1 + (N - df + 0.5) / (df + 0.5))``; counts stop at a quarter of the chunks (beyond
+    that a term's weight hardly moves), which bounds the work on a large store.
+    """
+    total = int(conn.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0])
+    cap = max(2_000, total // 4)
+    weights = []
+    for term in terms:
+        match = build_match_query(term)
+        df = _count(conn, match, cap) if match is not None else 0
+        weights.append(math.log(1.0 + (total - df + 0.5) / (df + 0.5)))
+    return weights
 
 
 def bm25_ranking(

@@ -71,9 +71,12 @@ def reembed(
         marks = ", ".join("?" for _ in ids)
         with db.read() as conn:
             rows = conn.execute(
-                f"SELECT id, heading, text FROM chunks WHERE id IN ({marks}) ORDER BY id", ids
+                f"SELECT id, heading, text, context FROM chunks WHERE id IN ({marks}) ORDER BY id",
+                ids,
             ).fetchall()
-        dim, vectors = embed_chunks(embedder, [(str(h), str(t)) for _, h, t in rows])
+        dim, vectors = embed_chunks(
+            embedder, [(str(h), str(t)) for _, h, t, _ in rows], [str(c) for *_, c in rows]
+        )
         with db.write() as conn:
             model = ensure_model(conn, name, dim)
             conn.executemany(

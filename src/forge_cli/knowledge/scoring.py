@@ -8,6 +8,9 @@ and its vectors from a table; a PostgreSQL store can fetch the same statistics w
 * :func:`bm25` scores one document from term statistics with the formula FTS5 uses (Robertson's
   IDF floored at a tiny positive value, ``k1 = 1.2``, ``b = 0.75``, per-column weights).
 * :func:`dense_top` ranks stored unit vectors by cosine similarity to a query vector.
+* :func:`term_alignment` rescores the candidates of both rankings by how well each query term
+  finds a close word in them (word vectors, IDF-weighted): an optional third ranking for the
+  fusion (``Fusion.alignment_weight``; off by default, see ADR-0009).
 * :func:`fuse` combines rankings by weighted reciprocal rank fusion (:class:`Fusion`: k = 60,
   dense weighted 2:1), the choice measured best on ``benchmarks/bench_retrieval.py``
   (``docs/adr/0009-hybrid-retrieval.md``).
@@ -39,6 +42,7 @@ __all__ = [
     "fuse",
     "idf",
     "ranked",
+    "term_alignment",
 ]
 
 BM25_K1 = 1.2
@@ -163,6 +167,12 @@ class Fusion:
     """Dense counts double: measured best MRR@10 and hit@1 on both benchmark corpora."""
     pool: int = 50
     """How many candidates each ranking contributes."""
+    alignment_weight: float = 0.0
+    """Weight of the term-alignment ranking of the candidates (0: not computed). Off by
+    default: it raised MRR@10 on the Python reference but lowered it on Node.js, was flat on
+    the held-out git corpus, and triples query time (ADR-0009)."""
+    alignment_floor: float = 0.3
+    """Word similarities up to this count as no match in :func:`term_alignment`."""
     document_weight: float = 0.0
     """Share of the other candidates of the same document added to a candidate's score."""
 
@@ -189,6 +199,42 @@ def fuse(
     if best <= 0:
         return dict.fromkeys(fused, 0.0)
     return {item: min(1.0, score / best) for item, score in fused.items()}
+
+
+def term_alignment(
+    terms: npt.NDArray[np.float32],
+    term_weights: Sequence[float],
+    words: npt.NDArray[np.float32],
+    candidates: Sequence[Sequence[int]],
+    floor: float = DEFAULT_FUSION.alignment_floor,
+) -> list[float]:
+    """How well each candidate's words cover the query terms, one score in 0..1 per candidate.
+
+    ``terms`` holds one unit vector per query term, ``words`` one unit vector per distinct word
+    of the candidates, and ``candidates[i]`` the rows of ``words`` that candidate ``i`` contains.
+    A term's match in a candidate is its best cosine with one of the candidate's words, counted
+    only above ``floor``, and squared (a close synonym counts, a loosely related word barely);
+    the score is the mean over terms weighted by ``term_weights`` (their IDF). Unlike one
+    vector per chunk, this does not let a long chunk dilute the one sentence that answers
+    ("pause" finds "Suspend ... seconds").
+    """
+    prepare_numpy()
+    import numpy as np
+
+    if terms.shape[0] == 0 or words.shape[0] == 0:
+        return [0.0] * len(candidates)
+    weights = np.asarray(term_weights, dtype=np.float32)
+    total = float(weights.sum()) or 1.0
+    sims = words @ terms.T
+    sims = np.where(sims > floor, np.minimum(sims, 1.0), 0.0) ** 2
+    scores: list[float] = []
+    for rows in candidates:
+        if len(rows) == 0:
+            scores.append(0.0)
+            continue
+        best = sims[np.asarray(rows, dtype=np.int64)].max(axis=0)
+        scores.append(float((weights * best).sum()) / total)
+    return scores
 
 
 def ranked(scores: Mapping[int, float]) -> list[tuple[int, float]]:

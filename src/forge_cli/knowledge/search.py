@@ -21,9 +21,16 @@ from forge_cli.knowledge.dense import dense_index, model_id
 from forge_cli.knowledge.embedding import Embedder, embed_packed, embedder_name
 from forge_cli.knowledge.filters import compile_filter, parse_filter
 from forge_cli.knowledge.models import SearchHit
-from forge_cli.knowledge.query import query_terms
-from forge_cli.knowledge.ranking import Scope, bm25_ranking, plan_match
-from forge_cli.knowledge.scoring import DEFAULT_FUSION, Fusion, document_boost, fuse, ranked
+from forge_cli.knowledge.query import STOPWORDS, query_terms, search_terms
+from forge_cli.knowledge.ranking import Scope, bm25_ranking, plan_match, term_idf
+from forge_cli.knowledge.scoring import (
+    DEFAULT_FUSION,
+    Fusion,
+    document_boost,
+    fuse,
+    ranked,
+    term_alignment,
+)
 
 __all__ = [
     "MAX_RESULTS",
@@ -40,6 +47,7 @@ MAX_RESULTS = 100
 BM25_HALF_SCORE = 4.0
 """The BM25 score that normalises to 0.5; typical multi-term matches score 3–15."""
 _SNIPPET_CHARS = 240
+_WORD = re.compile(r"\w+")
 _log = logging.getLogger(__name__)
 
 
@@ -97,15 +105,19 @@ def search_chunks(
     """
     check_limits(max_num_results, score_threshold)
     pool = max(max_num_results, fusion.pool) if embedder else max_num_results
-    plan = plan_match(conn, query_terms(query))
+    plan = plan_match(conn, search_terms(query))
     bm25 = bm25_ranking(conn, scope, plan, pool) if plan is not None else []
     dense = _dense_ranking(conn, scope, query, pool, embedder, notes) if embedder else []
     if dense:
-        fused = fuse(
-            [[c for c, _ in bm25], [c for c, _ in dense]],
-            [fusion.keyword_weight, fusion.dense_weight],
-            fusion.k,
-        )
+        rankings = [[c for c, _ in bm25], [c for c, _ in dense]]
+        weights = [fusion.keyword_weight, fusion.dense_weight]
+        if fusion.alignment_weight > 0 and embedder is not None:
+            candidates = list(dict.fromkeys(c for ranking in rankings for c in ranking))
+            aligned = _alignment_ranking(conn, query, candidates, embedder, fusion)
+            if aligned:
+                rankings.append(aligned)
+                weights.append(fusion.alignment_weight)
+        fused = fuse(rankings, weights, fusion.k)
         if fusion.document_weight > 0:
             fused = document_boost(fused, _documents(conn, fused), fusion.document_weight)
         scores = ranked(fused)
@@ -121,6 +133,58 @@ def _documents(conn: sqlite3.Connection, chunk_ids: Iterable[int]) -> dict[int, 
     marks = ", ".join("?" for _ in ids)
     rows = conn.execute(f"SELECT id, file_id FROM chunks WHERE id IN ({marks})", ids)
     return {int(r[0]): str(r[1]) for r in rows}
+
+
+def _alignment_ranking(
+    conn: sqlite3.Connection,
+    query: str,
+    candidates: list[int],
+    embedder: Embedder,
+    fusion: Fusion,
+) -> list[int]:
+    """The candidates ranked by :func:`scoring.term_alignment` (empty when not available).
+
+    Needs an embedder with word vectors (the embedded model's ``word_vectors``); a failure
+    drops this ranking, never the search.
+    """
+    word_vectors = getattr(embedder, "word_vectors", None)
+    terms = search_terms(query)
+    if not callable(word_vectors) or not terms or not candidates:
+        return []
+    marks = ", ".join("?" for _ in candidates)
+    texts = {
+        int(row[0]): f"{row[1]}\n{row[2]}"
+        for row in conn.execute(
+            f"SELECT id, heading, text FROM chunks WHERE id IN ({marks})", candidates
+        )
+    }
+    vocabulary: dict[str, int] = {}
+    members: list[list[int]] = []
+    for chunk_id in candidates:
+        words = _WORD.findall(texts.get(chunk_id, ""))
+        members.append(
+            list(
+                dict.fromkeys(
+                    vocabulary.setdefault(w, len(vocabulary))
+                    for w in words
+                    if w.lower() not in STOPWORDS
+                )
+            )
+        )
+    try:
+        prepare_numpy()
+        import numpy as np
+
+        term_vectors = np.asarray(word_vectors(terms), dtype=np.float32)
+        word_matrix = np.asarray(word_vectors(list(vocabulary)), dtype=np.float32)
+        scores = term_alignment(
+            term_vectors, term_idf(conn, terms), word_matrix, members, fusion.alignment_floor
+        )
+    except Exception as exc:  # degrade to the two other rankings, never fail the search
+        _log.warning("knowledge search: term alignment unavailable (%s)", exc)
+        return []
+    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+    return [candidates[i] for i in order if scores[i] > 0]
 
 
 def _dense_ranking(
@@ -140,7 +204,7 @@ def _dense_ranking(
     # A bag-of-words model (one with ``embed_array``) gets the query's topic words only; a
     # contextual model gets the question as asked.
     text = (
-        " ".join(query_terms(query)) if callable(getattr(embedder, "embed_array", None)) else query
+        " ".join(search_terms(query)) if callable(getattr(embedder, "embed_array", None)) else query
     )
     try:
         dim, blobs = embed_packed(embedder, [text or query])
