@@ -20,8 +20,8 @@ single-cell printable (tabs, wide characters) or a word longer than the line -- 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions
 from rich.control import strip_control_codes
 from rich.segment import Segment
@@ -30,6 +30,9 @@ from rich.style import Style
 from forge_cli.render.direct_code import CodeBlock
 from forge_cli.render.direct_table import ALIGN, Cell, TableBlock
 from forge_cli.render.direct_text import MIN_WIDTH, Block, Line, Span, Unsupported, wrap_text
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 __all__ = ["render_blocks"]
 

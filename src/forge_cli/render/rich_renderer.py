@@ -37,6 +37,7 @@ from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.events import notice_for
 from forge_cli.render.glyphs import ASCII, UNICODE
 from forge_cli.render.items import ITEM_RENDERERS, ItemRegistry, markdown_block, refusal_line
+from forge_cli.render.items.message import warm_up_parser
 from forge_cli.render.live import LiveView, tail_lines
 from forge_cli.render.settle import settled
 from forge_cli.render.summary import Layout, footer_line, sources_block, status_notes
@@ -399,3 +400,8 @@ class RichRenderer:
 def _has_content(response: Response) -> bool:
     """Whether the snapshot holds something to show: a message with text, or any other item."""
     return any(not is_message(item) or item.text for item in response.output)
+
+
+# This module is imported on a background thread while the request is in flight (start-up):
+# building the parser here keeps markdown-it's import and set-up off the first token's paint.
+warm_up_parser()

@@ -11,7 +11,6 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
@@ -26,9 +25,17 @@ from forge_cli.render.items.common import safe
 from forge_cli.sanitize import sanitize
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
     from rich.markdown import Markdown
 
-__all__ = ["PROSE_WIDTH", "BlockMarkdown", "markdown_block", "refusal_line", "render_message"]
+__all__ = [
+    "PROSE_WIDTH",
+    "BlockMarkdown",
+    "markdown_block",
+    "refusal_line",
+    "render_message",
+    "warm_up_parser",
+]
 
 PROSE_WIDTH = 100
 """Answers wrap at this many columns at most: lines much longer are hard to read on a wide
@@ -37,9 +44,18 @@ terminal (tool lines and tables of sources still use the full width)."""
 
 @cache
 def _parser() -> MarkdownIt:
+    """The one markdown-it parser (imported and built on first use: plain output needs none)."""
+    from markdown_it import MarkdownIt
+
     # HTML off: markdown-it would parse `<API-KEY>`, `std::vector<int>` or `<tag>` as inline HTML,
     # which rich drops, so answers would lose text. With it off they are shown as written.
     return MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
+
+
+def warm_up_parser() -> None:
+    """Import and build the Markdown parser now (the rich view does this while the request is
+    in flight, so the first token's paint does not wait for it)."""
+    _parser()
 
 
 class BlockMarkdown:
