@@ -114,6 +114,7 @@ DOCUMENTS = [
     '```rust\nfn main() { println!("hi"); }\n```',
     "```\n\n\nblank lines around\n\n```",
     "```sh\n```",
+    "```" + "x" * 100 + "\nan unknown, very long language name\n```",
     "> ```py\n> quoted = True\n> ```",
     "| a | b |\n|---|---|\n| 1 | 2 |",
     "| left | center | right |\n|:--|:-:|--:|\n| **x** | `y` | 3.5 |\n| longer cell text | z |  |",

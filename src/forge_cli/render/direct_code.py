@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["CODE_THEME", "CodeBlock"]
 
 CODE_THEME = "monokai"
+_MAX_LEXER_NAME = 64
 
 
 class CodeBlock(Block):
@@ -48,7 +49,9 @@ class CodeBlock(Block):
         spans: list[Span] = []
         pos = 0
         combined: dict[Style, Style] = {}
-        for token_type, content in _lexer(self.lexer).get_tokens(code):
+        # No lexer has a name this long: such a name (untrusted) is not kept in the cache.
+        lexer = _lexer(self.lexer if len(self.lexer) <= _MAX_LEXER_NAME else "text")
+        for token_type, content in lexer.get_tokens(code):
             content = strip_control_codes(content)
             token_style = theme.get_style_for_token(token_type)
             if token_style and content:
