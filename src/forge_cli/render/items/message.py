@@ -67,13 +67,18 @@ class BlockMarkdown:
     cells as rich's ``Markdown``, at a fraction of the cost); anything else by rich's
     ``Markdown`` itself, imported then (it imports pygments: ~80 ms this keeps off the path to
     the first painted token). Links render as text.
+
+    With ``trim``, the empty lines rich puts before a list, a quote or a table (and after a
+    rule) are left out: the caller's layout already separates blocks by one blank line, and a
+    block drawn on its own would otherwise show two above a list that follows a paragraph.
     """
 
-    __slots__ = ("markup", "parsed")
+    __slots__ = ("markup", "parsed", "trim")
 
-    def __init__(self, markup: str) -> None:
+    def __init__(self, markup: str, *, trim: bool = False) -> None:
         self.markup = markup
         self.parsed = _parser().parse(markup)
+        self.trim = trim
 
     def rich_markdown(self) -> Markdown:
         """The rich ``Markdown`` of this block (same tokens and settings; drawn by rich only)."""
@@ -96,17 +101,40 @@ class BlockMarkdown:
         style = console.get_style("none", default="none")
         lines = render_blocks(self.parsed, console, options, style)
         if lines is None:  # something the direct renderer does not draw: rich draws it all
-            yield from self.rich_markdown().__rich_console__(console, options)
-            return
+            if not self.trim:
+                yield from self.rich_markdown().__rich_console__(console, options)
+                return
+            lines = console.render_lines(self.rich_markdown(), options, pad=False)
+        if self.trim:
+            lines = _without_outer_empty_lines(lines)
         new_line = Segment.line()
         for line in lines:
             yield from line
             yield new_line
 
 
+def _blank(line: list[Segment]) -> bool:
+    """Nothing shows on ``line``: only spaces, none on a background (a code block's padding is
+    not blank)."""
+    return all(
+        not segment.text.strip() and (segment.style is None or segment.style.bgcolor is None)
+        for segment in line
+    )
+
+
+def _without_outer_empty_lines(lines: list[list[Segment]]) -> list[list[Segment]]:
+    """``lines`` less the blank ones at the start and the end."""
+    start, end = 0, len(lines)
+    while start < end and _blank(lines[start]):
+        start += 1
+    while end > start and _blank(lines[end - 1]):
+        end -= 1
+    return lines[start:end]
+
+
 def markdown_block(text: str) -> BlockMarkdown:
-    """One block of answer text, sanitised, as Markdown."""
-    return BlockMarkdown(sanitize(redact(text)))
+    """One block of answer text, sanitised, as Markdown (outer empty lines trimmed)."""
+    return BlockMarkdown(sanitize(redact(text)), trim=True)
 
 
 def refusal_line(refusal: str, ctx: RenderContext) -> Text:
