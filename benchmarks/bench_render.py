@@ -8,6 +8,12 @@ ratio, and a naive baseline measured in the same run: one rich ``Live`` whose
 ``Markdown(whole answer)`` is re-rendered on every chunk (as shell_gpt does), stopped after a
 CPU cap and extrapolated quadratically.
 
+It also streams the answer of ``bench_peers.py`` (headings, paragraphs with bold and code, lists,
+code blocks, tables; 20,000 tokens) as a fast loopback stream does: a simulated clock so that the
+answer takes 3 s, i.e. about 45 redraws at 15 per second. That is the in-process render cost
+behind ``bench_peers``' 20k rows (benchmarks/PROFILE.md, "Rich view"); run this script with
+``PYTHONPATH=<other tree>/src`` to measure another tree's renderer in the same session.
+
 For information it also prints a *paced* run: a simulated clock at 100 tokens per second, so the
 live region is redrawn ~15 times per simulated second for the whole answer (about 2,900 redraws
 for 20,000 tokens). That figure is CPU per answer at a realistic pace; divided by the simulated
@@ -27,10 +33,12 @@ Exit status 1 when a target is missed.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import itertools
 import sys
 import time
+from pathlib import Path
 
 from rich.console import Console
 from rich.live import Live
@@ -95,9 +103,27 @@ def capture_console() -> Console:
     )
 
 
-def run_ours(count: int, *, paced: bool = False) -> tuple[float, int]:
-    """(CPU seconds, redraws) to stream ``count`` tokens through RichRenderer."""
-    tokens = answer_tokens(count)
+def peers_tokens(count: int) -> list[str]:
+    """The Markdown answer ``bench_peers.py`` streams (loaded from the script next to this one)."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_peers", Path(__file__).with_name("bench_peers.py")
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_peers", module)  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    tokens: list[str] = module.markdown_tokens(count)
+    return tokens
+
+
+def run_ours(
+    count: int, *, paced: bool = False, tokens: list[str] | None = None, seconds: float = 0.0
+) -> tuple[float, int]:
+    """(CPU seconds, redraws) to stream ``count`` tokens through RichRenderer.
+
+    ``seconds``: a simulated clock makes the whole answer last this long (0: the real clock)."""
+    tokens = tokens if tokens is not None else answer_tokens(count)
     snaps = snapshots(tokens)
     final_text = "".join(tokens)  # not snaps[-1].text: reading the newest view first would
     # make every older view re-join its fragments (TextBuffer caches forward reads only)
@@ -107,7 +133,8 @@ def run_ours(count: int, *, paced: bool = False) -> tuple[float, int]:
         output=[Message(id="m", status="completed", content=[OutputText(text=final_text)])],
     )
     fake_now = itertools.count()
-    clock = (lambda: next(fake_now) * 0.01) if paced else time.monotonic
+    step = 0.01 if paced else seconds / max(1, len(tokens))
+    clock = (lambda: next(fake_now) * step) if paced or seconds else time.monotonic
     renderer = RichRenderer(capture_console(), clock=clock)
     snaps.reverse()
     start = time.process_time()
@@ -172,8 +199,9 @@ def run_naive(count: int, cap: float) -> tuple[float, int, float]:
 
 def main() -> int:
     run_ours(200)  # warm imports and caches
-    small, redraws_small = run_ours(TOKENS_SMALL)
-    large, redraws_large = run_ours(TOKENS_LARGE)
+    # Medians: the 2,000-token run takes a few tens of milliseconds, so one sample is noise.
+    small, redraws_small = sorted(run_ours(TOKENS_SMALL) for _ in range(5))[2]
+    large, redraws_large = sorted(run_ours(TOKENS_LARGE) for _ in range(3))[1]
     per_small = small / TOKENS_SMALL
     per_large = large / TOKENS_LARGE
     ratio = per_large / per_small
@@ -186,6 +214,13 @@ def main() -> int:
             f"({spent / count * 1e6:6.1f} us/token, {redraws} redraws)"
         )
     print(f"per-token ratio 20k/2k: {ratio:.2f} (target <= 1.5); 20k target <= 1.0 s")
+    peers = peers_tokens(TOKENS_LARGE)
+    runs = sorted(run_ours(TOKENS_LARGE, tokens=peers, seconds=3.0) for _ in range(3))
+    spent, redraws = runs[1]
+    print(
+        f"peers' answer {TOKENS_LARGE} tokens streamed in 3 s: {spent:7.3f} s CPU "
+        f"(median of 3, {redraws} redraws)"
+    )
     for count in (TOKENS_SMALL, TOKENS_LARGE):
         spent, redraws = run_ours(count, paced=True)
         simulated = count / 100

@@ -366,3 +366,61 @@ def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("shell", ["bash_complete", "zsh_complete"])
+@pytest.mark.parametrize("words", ["forge a", "forge ", "forge", "forge c", "forge x", "forge -"])
+def test_completing_a_command_name_answers_as_click_does_without_click(
+    shell: str, words: str
+) -> None:
+    """The click-free answer (``cli.commands``) prints what click's own completion prints."""
+    env = {**os.environ, "_FORGE_COMPLETE": shell, "COMP_WORDS": words, "COMP_CWORD": "1"}
+    fast_code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write(f'CLICK {\"click\" in sys.modules}'))\n"
+        "from forge_cli.cli.entry import main\nmain()\n"
+    )
+    click_code = "from forge_cli.cli.main import main\nmain()\n"
+    fast = subprocess.run(
+        [sys.executable, "-c", fast_code], capture_output=True, text=True, env=env, check=False
+    )
+    slow = subprocess.run(
+        [sys.executable, "-c", click_code], capture_output=True, text=True, env=env, check=False
+    )
+    assert (fast.stdout, fast.returncode) == (slow.stdout, slow.returncode)
+    assert slow.stdout.strip() or words == "forge x"
+    assert fast.stderr.endswith(f"CLICK {words == 'forge -'}")  # options still go to click
+
+
+def test_help_page_without_click_is_clicks_page_at_every_width() -> None:
+    """``forge --help`` (cli.commands, no click) prints click's own page for the group."""
+    code = (
+        "import io, json, os, sys\nfrom contextlib import redirect_stdout\n"
+        "from forge_cli.cli.commands import group_help_page\n"
+        "pages = {}\n"
+        "for columns in range(20, 201):\n"
+        "    pages[columns] = group_help_page({'COLUMNS': str(columns)}, 1)\n"
+        "loaded = 'click' in sys.modules\n"
+        "from forge_cli.cli.main import run\n"
+        "same = []\n"
+        "for columns, page in pages.items():\n"
+        "    os.environ['COLUMNS'] = str(columns)\n"
+        "    out = io.StringIO()\n"
+        "    with redirect_stdout(out):\n        run(['--help'])\n"
+        "    same.append(page == out.getvalue())\n"
+        "print(json.dumps([loaded, same.count(False), len(same)]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout) == [False, 0, 181]
+
+
+def test_help_fast_path_imports_no_click() -> None:
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write(f'CLICK {\"click\" in sys.modules}'))\n"
+        "from forge_cli.cli.entry import main\nmain(['--help'])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("Usage: forge [OPTIONS]")
+    assert proc.stderr.endswith("CLICK False")

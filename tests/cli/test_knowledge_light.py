@@ -24,9 +24,15 @@ HEAVY = (
     "forge_cli.engine.engine",
     "forge_cli.backends.base",
     "forge_cli.protocol.request",
+    "pydantic",
+    "asyncio",
+    "numpy",
+    "tokenizers",
 )
 """Modules a local search does not need (the HTTP stack, the SDK, the engine's answer loop, the
-backends and the wire protocol's request models)."""
+backends and the wire protocol's request models), nor pydantic (the knowledge records are
+dataclasses), an event loop (the local client never waits) or, on a small store, numpy and the
+tokenizer (the query is embedded and scored in plain Python: test_local_query.py)."""
 
 _PROBE = f"""
 import atexit, json, sys
@@ -74,10 +80,46 @@ def _forge(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str]
 def test_local_knowledge_commands_import_no_http_stack(
     tmp_path: Path, args: tuple[str, ...]
 ) -> None:
+    first, _ = _forge(tmp_path, "vs", "list", "--api", "local")  # seeds forge-docs (embeds it)
+    assert first.returncode == 0, first.stderr
     proc, loaded = _forge(tmp_path, *args, "--api", "local")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip()  # the command really ran (the seeded forge-docs store is there)
     assert loaded == []
+
+
+def test_the_probe_sees_numpy_on_a_store_too_large_for_plain_python(tmp_path: Path) -> None:
+    """Above ``dense.SMALL_ROWS`` vectors the search uses numpy (so the test above can fail)."""
+    first, _ = _forge(tmp_path, "vs", "list", "--api", "local")
+    assert first.returncode == 0, first.stderr
+    env = {**os.environ, "FORGE_DATA_DIR": str(tmp_path / "data")}
+    shrink = (
+        "import sqlite3, sys\n"
+        "from forge_cli.knowledge.paths import default_store_path\n"
+        "print(sqlite3.connect(default_store_path()).execute("
+        "'SELECT count(*) FROM embeddings').fetchone()[0])\n"
+    )
+    rows = int(
+        subprocess.run(
+            [sys.executable, "-c", shrink], env=env, capture_output=True, text=True, check=True
+        ).stdout
+    )
+    probe = _PROBE.replace(
+        "from forge_cli.cli.main import run",
+        f"import forge_cli.knowledge.dense as d; d.SMALL_ROWS = {rows - 1}\n"
+        "from forge_cli.cli.main import run",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, "vs", "search", "forge-docs", "install", "--api", "local"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**env, "FORGE_CONFIG": str(tmp_path / "config.toml")},
+    )
+    assert proc.returncode == 0, proc.stderr
+    [report] = [line for line in proc.stderr.splitlines() if line.startswith("LOADED ")]
+    assert "numpy" in json.loads(report.removeprefix("LOADED "))
 
 
 def test_the_probe_sees_the_http_stack_when_a_server_is_named(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ statuses -> ``BackendHTTPError`` with the server's message.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -307,7 +308,9 @@ def _vector_store(data: Any) -> VectorStore:
         description=data.get("description") if isinstance(data.get("description"), str) else None,
         metadata=_str_map(data.get("metadata")),
         created_at=_int(data.get("created_at")),
-        file_counts=FileCounts(**{k: _int(counts.get(k)) for k in FileCounts.model_fields}),
+        file_counts=FileCounts(
+            **{f.name: _int(counts.get(f.name)) for f in dataclasses.fields(FileCounts)}
+        ),
         usage_bytes=_int(data.get("usage_bytes")),
     )
 

@@ -14,9 +14,8 @@ in the store).
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -37,7 +36,7 @@ from forge_cli.repl.knowledge import result_line
 from forge_cli.wording import plural
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
+    from _typeshed import DataclassInstance
 
     from forge_cli.knowledge.client import KnowledgeClient
     from forge_cli.knowledge.models import IngestResult, VectorStore
@@ -69,7 +68,11 @@ _json = click.option("--json", "as_json", is_flag=True, help="Print one JSON doc
 
 
 def _run(options: Mapping[str, object], work: Work) -> None:
-    """Run ``work(client)`` with the knowledge client of these options, then close it."""
+    """Run ``work(client)`` with the knowledge client of these options, then close it.
+
+    The local store's calls are plain SQLite work that never waits on anything, so its commands
+    run without an event loop (importing asyncio would cost ``forge vs search`` tens of ms).
+    """
     settings = settings_from_options(dict(options))
 
     async def main() -> None:
@@ -79,7 +82,22 @@ def _run(options: Mapping[str, object], work: Work) -> None:
         finally:
             await client.aclose()
 
-    asyncio.run(main())
+    if settings.api == "local":
+        _run_inline(main())
+    else:
+        import asyncio
+
+        asyncio.run(main())
+
+
+def _run_inline(coroutine: Coroutine[object, None, None]) -> None:
+    """Run a coroutine that never suspends (the local knowledge client's) to its end."""
+    try:
+        coroutine.send(None)
+    except StopIteration:
+        return
+    coroutine.close()
+    raise RuntimeError("a local knowledge command waited for I/O without an event loop")
 
 
 # -- output helpers -----------------------------------------------------------------------------
@@ -97,9 +115,11 @@ def _echo_json(value: object) -> None:
     click.echo(json_dumps_safe(value, indent=2))
 
 
-def _dump(record: BaseModel) -> dict[str, object]:
+def _dump(record: DataclassInstance) -> dict[str, object]:
     """A knowledge record as JSON-ready data."""
-    return record.model_dump(mode="json")
+    from forge_cli.knowledge.models import record_dict
+
+    return record_dict(record)
 
 
 def _dump_result(result: IngestResult) -> dict[str, str | None]:

@@ -1,11 +1,14 @@
-"""The ``forge`` console script: ``forge --version`` answers without loading click.
+"""The ``forge`` console script: ``forge --version``, ``forge --help`` and completing a command
+name answer without loading click.
 
-Shell scripts and prompts run ``forge --version`` often; everything else goes to
+Shell scripts and prompts run ``forge --version`` often, bash runs ``forge`` on every Tab, and
+``--help`` is the first page anyone reads; everything else goes to
 :func:`forge_cli.cli.main.main`.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False  # typing and collections are not loaded for ``forge --version``
@@ -21,13 +24,30 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args in (["--version"], ["-V"]):
         from forge_cli.__about__ import __version__
 
-        # The line click's version option prints (forge_cli.cli.main).
-        try:
-            sys.stdout.write(f"forge, version {__version__}\n")
-            sys.stdout.flush()
-        except BrokenPipeError:  # the reader went away: nothing worth a traceback
-            sys.stdout = None  # no flush at exit
+        _write(f"forge, version {__version__}\n")  # the line click's version option prints
         sys.exit(0)
+    if args in (["--help"], ["-h"]):  # the first page anyone reads: no click
+        from forge_cli.cli.commands import group_help_page
+
+        page = group_help_page(os.environ, 1)
+        if page is not None:
+            _write(page)
+            sys.exit(0)
+    if "_FORGE_COMPLETE" in os.environ:  # Tab on a command name: no click (runs on every Tab)
+        from forge_cli.cli.commands import complete_command_name
+
+        names = complete_command_name(os.environ, "_FORGE_COMPLETE")
+        if names is not None:
+            _write(names + "\n")
+            sys.exit(0)
     from forge_cli.cli.main import main as run
 
     run(args)
+
+
+def _write(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away: nothing worth a traceback
+        sys.stdout = None  # no flush at exit

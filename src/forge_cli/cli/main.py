@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from forge_cli.__about__ import __version__
+from forge_cli.cli.commands import COMMANDS, EXIT_CODES_EPILOG, GROUP_HELP
 from forge_cli.errors import (
     EXIT_INTERRUPTED,
     EXIT_RUNTIME,
@@ -26,42 +27,7 @@ from forge_cli.errors import (
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
-__all__ = ["EXIT_CODES_EPILOG", "LazyGroup", "cli", "main"]
-
-EXIT_CODES_EPILOG = """\b
-Exit codes:
-  0    success
-  1    backend or runtime error
-  2    usage error (bad flag, argument or config)
-  3    tool-iteration limit reached
-  4    time budget (--max-time) ran out
-  5    token budget (--token-budget) used up
-  130  interrupted (Ctrl+C)
-
-Shell completion: eval "$(_FORGE_COMPLETE=bash_source forge)"  (zsh_source, fish_source)
-"""
-
-COMMANDS: dict[str, tuple[str, str]] = {
-    "chat": ("forge_cli.cli.cmd_chat:chat", "Chat in the terminal (the default command)."),
-    "ask": ("forge_cli.cli.cmd_ask:ask", "Ask one question and print the answer."),
-    "conversations": (
-        "forge_cli.cli.cmd_conversations:conversations",
-        "List, show, export or delete saved conversations.",
-    ),
-    "config": ("forge_cli.cli.cmd_config:config", "Show or change the configuration."),
-    "templates": (
-        "forge_cli.cli.cmd_templates:templates",
-        "Saved instructions for --template NAME.",
-    ),
-    "models": ("forge_cli.cli.cmd_models:models", "List the models the backend offers."),
-    "doctor": ("forge_cli.cli.cmd_doctor:doctor", "Check config, backend, auth and store."),
-    "serve": ("forge_cli.cli.cmd_serve:serve", "Run the local engine as an HTTP server."),
-    "mcp": ("forge_cli.cli.cmd_mcp:mcp", "Serve the knowledge store to MCP clients (stdio)."),
-    "vs": ("forge_cli.cli.cmd_knowledge:vs", "Manage vector stores."),
-    "files": ("forge_cli.cli.cmd_knowledge:files", "Manage uploaded files."),
-    "eval": ("forge_cli.cli.eval_cmd:eval_command", "Score answers over a dataset of questions."),
-}
-"""Sub-command name → (``module:attribute``, one-line help)."""
+__all__ = ["COMMANDS", "EXIT_CODES_EPILOG", "LazyGroup", "cli", "main"]
 
 
 class LazyGroup(click.Group):
@@ -101,16 +67,14 @@ class LazyGroup(click.Group):
 @click.group(
     cls=LazyGroup,
     invoke_without_command=True,
+    help=GROUP_HELP,
     epilog=EXIT_CODES_EPILOG,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(__version__, "-V", "--version", prog_name="forge")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
-    """Forge: chat with your documents from the terminal.
-
-    Without a command, starts `forge chat`.
-    """
+    """The ``forge`` group (its help: :data:`forge_cli.cli.commands.GROUP_HELP`)."""
     if ctx.invoked_subcommand is None:
         chat = LazyGroup.get_command(cli, ctx, "chat")
         assert chat is not None

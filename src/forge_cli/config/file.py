@@ -21,7 +21,6 @@ Unknown top-level keys, unknown settings and bad values are reported as one-line
 from __future__ import annotations
 
 import os
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +28,6 @@ from typing import Any
 
 from forge_cli.config.paths import config_path
 from forge_cli.config.settings import KEYS, LIST_KEYS, SECRET_KEYS, parse_value
-from forge_cli.config.toml_write import dumps
 from forge_cli.errors import ConfigError
 from forge_cli.privacy import private_dir
 
@@ -42,6 +40,8 @@ def atomic_write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically (temp file + ``os.replace``), mode 0600 (a missing
     directory is created 0700)."""
     private_dir(path.parent, tighten=False)
+    import tempfile  # only when writing (reading the config is on every command's path)
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o600)
@@ -164,6 +164,8 @@ class ConfigFile:
 
     def save(self) -> None:
         """Write the file atomically with mode 0600 (it may hold an API key)."""
+        from forge_cli.config.toml_write import dumps
+
         atomic_write_private(self.path, dumps(self.to_document(include_secrets=True)))
 
 

@@ -7,6 +7,7 @@ The knowledge layer never speaks HTTP; an embedder (for example
 from __future__ import annotations
 
 import math
+import sys
 from array import array
 from typing import Protocol, runtime_checkable
 
@@ -99,6 +100,11 @@ def embed_packed(embedder: Embedder, texts: list[str]) -> tuple[int, list[bytes]
     """
     if not texts:
         return 0, []
+    one = getattr(embedder, "embed_one_packed", None)
+    if len(texts) == 1 and callable(one) and "numpy" not in sys.modules:
+        packed = one(texts[0])  # a query without importing numpy (``forge vs search``)
+        if isinstance(packed, bytes) and packed:
+            return len(packed) // 4, [packed]
     embed_array = getattr(embedder, "embed_array", None)
     if callable(embed_array):
         prepare_numpy()

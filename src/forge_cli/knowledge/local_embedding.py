@@ -28,6 +28,9 @@ from forge_cli.knowledge._numpy import prepare as prepare_numpy
 from forge_cli.knowledge.query import STOPWORDS
 
 if TYPE_CHECKING:
+    from forge_cli.knowledge.local_query import QueryTokenizer
+
+if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
@@ -87,6 +90,7 @@ class LocalEmbedder:
         self._word_vectors: Any = None
         self._vocab: dict[str, int] = {}
         self._word_start: Any = None
+        self._query_tokenizer: QueryTokenizer | bool | None = None
 
     def _load(self) -> npt.NDArray[np.float16]:
         """The token-embedding table, memory-mapped (rows are read as they are used).
@@ -217,6 +221,29 @@ class LocalEmbedder:
         norms[norms == 0] = 1.0
         out /= norms
         return out
+
+    def embed_one_packed(self, text: str) -> bytes | None:
+        """``text``'s packed unit vector without numpy (a search's query), or ``None``.
+
+        Bit for bit the row :meth:`embed_array` gives (:mod:`forge_cli.knowledge.local_query`),
+        for a process that has not loaded numpy yet: ``forge vs search`` on a small store never
+        does. ``None`` once numpy is in use (take :meth:`embed_array`) or when the bundled files
+        are not as expected.
+        """
+        if self._weights is not None:
+            return None
+        from forge_cli.knowledge.local_query import QueryTokenizer, embed_query
+
+        root = _package_dir()
+        if root is None or not local_model_available():
+            return None
+        with self._lock:
+            if self._query_tokenizer is None:
+                self._query_tokenizer = QueryTokenizer.load(root / _TOKENIZER) or False
+            tokenizer = self._query_tokenizer
+        if not isinstance(tokenizer, QueryTokenizer):
+            return None
+        return embed_query(_WORD.findall(text), STOPWORDS, tokenizer, root / _WEIGHTS, _TENSOR)
 
     def word_vectors(self, words: list[str]) -> npt.NDArray[np.float32]:
         """One unit vector per word (each a run of ``\\w`` characters); zero for a stopword.

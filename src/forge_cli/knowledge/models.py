@@ -1,15 +1,21 @@
 """Typed records the knowledge store hands out.
 
-They are frozen pydantic models so the engine and ``forge serve`` can serialise them directly and
-no caller can mutate what another caller holds.
+They are frozen dataclasses (keyword-only, slotted): no caller can mutate what another caller
+holds, and building one costs no validator. They are plain data: the builders (the store's row
+readers, the HTTP client's JSON readers) check and convert every field, and :func:`record_dict`
+turns any record into JSON-ready data. Not pydantic models: importing pydantic and building
+their validators was most of ``forge vs search``'s start-up (ADR 0017).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "AttributeValue",
@@ -26,6 +32,7 @@ __all__ = [
     "SearchHit",
     "VectorStore",
     "VectorStoreFile",
+    "record_dict",
 ]
 
 AttributeValue = str | int | float | bool
@@ -39,11 +46,21 @@ ProgressCallback = Callable[[int, int, str], None]
 IngestStatus = Literal["ok", "duplicate", "rejected"]
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+def record_dict(record: DataclassInstance) -> dict[str, Any]:
+    """A record as JSON-ready data (nested records become dicts, fields in declared order)."""
+    return dataclasses.asdict(record)
 
 
-class FileRecord(_Record):
+def _check_score(record: SearchHit | DocumentHit) -> None:
+    """Scores are floats in [0, 1] (an int is stored as a float, as JSON readers expect)."""
+    score = float(record.score)
+    if not 0.0 <= score <= 1.0:
+        raise ValueError(f"score must be between 0 and 1, not {record.score!r}")
+    object.__setattr__(record, "score", score)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileRecord:
     """A file known to the store: its bytes are kept, its text is extracted and chunked."""
 
     id: str
@@ -53,12 +70,13 @@ class FileRecord(_Record):
     mime_type: str
     created_at: int
     status: Literal["processed"] = "processed"
-    metadata: dict[str, str] = Field(default_factory=dict)
+    metadata: dict[str, str] = field(default_factory=dict)
     page_count: int | None = None
     chunk_count: int = 0
 
 
-class FileCounts(_Record):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileCounts:
     """How many files a vector store holds, by status (ingestion is synchronous here)."""
 
     in_progress: int = 0
@@ -68,62 +86,73 @@ class FileCounts(_Record):
     total: int = 0
 
 
-class VectorStore(_Record):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VectorStore:
     """A named collection of files that can be searched together."""
 
     id: str
     name: str
     description: str | None = None
-    metadata: dict[str, str] = Field(default_factory=dict)
+    metadata: dict[str, str] = field(default_factory=dict)
     status: Literal["completed"] = "completed"
     created_at: int
-    file_counts: FileCounts = Field(default_factory=FileCounts)
+    file_counts: FileCounts = field(default_factory=lambda: FileCounts())
     usage_bytes: int = 0
 
 
-class VectorStoreFile(_Record):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VectorStoreFile:
     """A file's membership in a vector store, with the attributes filters look at."""
 
     vector_store_id: str
     file_id: str
     filename: str
-    attributes: Attributes = Field(default_factory=dict)
+    attributes: Attributes = field(default_factory=dict)
     status: Literal["completed"] = "completed"
     created_at: int
     bytes: int = 0
 
 
-class SearchHit(_Record):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchHit:
     """One retrieved chunk: where it comes from, how well it matched, and its text."""
 
     file_id: str
     filename: str
     vector_store_id: str
     page: int | None
-    score: float = Field(ge=0.0, le=1.0)
+    score: float
     text: str
     snippet: str
     ordinal: int
     char_start: int
     char_end: int
     heading: str | None = None
-    attributes: Attributes = Field(default_factory=dict)
+    attributes: Attributes = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _check_score(self)
 
 
-class DocumentHit(_Record):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DocumentHit:
     """One document in a listing: the file, its best score and a short summary."""
 
     file_id: str
     filename: str
     vector_store_id: str
-    score: float = Field(ge=0.0, le=1.0)
+    score: float
     summary: str
     page_count: int | None = None
     bytes: int = 0
-    attributes: Attributes = Field(default_factory=dict)
+    attributes: Attributes = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _check_score(self)
 
 
-class Page(_Record):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Page:
     """A page of a document's extracted text (the whole text is page 1 of a non-paged file)."""
 
     number: int
@@ -132,7 +161,8 @@ class Page(_Record):
     char_end: int
 
 
-class FileText(_Record):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileText:
     """A document's extracted text with its page layout; backs the file_reader tool."""
 
     file_id: str
@@ -147,7 +177,8 @@ class FileText(_Record):
         return len(self.pages)
 
 
-class IngestResult(_Record):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IngestResult:
     """What happened to one file of an ingest: stored, found as a duplicate, or rejected."""
 
     filename: str
@@ -162,7 +193,8 @@ class IngestResult(_Record):
         return self.status != "rejected"
 
 
-class BatchReport(_Record):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BatchReport:
     """Per-file results of a batch ingest, in input order.
 
     ``interrupted``: Ctrl+C stopped the batch after a file; ``results`` hold the files settled

@@ -13,6 +13,7 @@ import json
 import logging
 import re
 import sqlite3
+import struct
 from collections.abc import Iterable, Mapping, Sequence
 
 from forge_cli.errors import ForgeError, NotFoundError, UsageError
@@ -215,11 +216,7 @@ def _dense_ranking(
         if notes is not None:
             notes.append(note)
         return []
-    prepare_numpy()
-    import numpy as np
-
-    vector = np.frombuffer(blobs[0], dtype=np.float32)
-    if dim != index.matrix.shape[1] or not vector.any():
+    if dim != index.dim or not any(struct.unpack(f"<{dim}f", blobs[0])):
         return []
     allowed = {
         str(row[0])
@@ -227,7 +224,7 @@ def _dense_ranking(
             f"SELECT DISTINCT m.file_id FROM membership m WHERE {scope.sql}", scope.params
         )
     }
-    return index.top(vector, limit, allowed)
+    return index.top(blobs[0], limit, allowed)
 
 
 def _hits(

@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Discriminator, Field, Tag, field_validator
 
 from forge_cli.protocol._base import WireModel
-from forge_cli.protocol.tools import Tool
 
 if TYPE_CHECKING:
-    from forge_cli.protocol.items import OutputItem
+    from pydantic import TypeAdapter
 
-__all__ = ["InputItem", "InputMessage", "Request", "ToolChoice", "parse_input_item"]
+    from forge_cli.protocol.items import OutputItem
+    from forge_cli.protocol.tools import Tool
+
+__all__ = ["InputItem", "InputMessage", "Request", "ToolChoice", "parse_input_item", "parse_tool"]
 
 
 class InputMessage(WireModel):
@@ -58,13 +60,39 @@ def parse_input_item(raw: Any) -> InputMessage | OutputItem:
     return parse_item(raw)
 
 
+if TYPE_CHECKING:
+    _Tools = list[Tool]
+else:
+    _Tools = list[Any]  # validated item by item by ``Request._tools`` (below)
+
+_tool_adapter: TypeAdapter[Tool] | None = None
+
+
+def parse_tool(raw: Any) -> Tool:
+    """A tool definition from JSON or a model (an unknown ``type`` becomes ``UnknownTool``).
+
+    The tool models and their union's validator are built on the first request that has tools:
+    a plain question (``forge ask``) reaches the server without building them.
+    """
+    global _tool_adapter
+    if isinstance(raw, WireModel):
+        return raw  # type: ignore[return-value]  # a tool model passes through as is
+    if _tool_adapter is None:
+        from pydantic import TypeAdapter
+
+        from forge_cli.protocol.tools import Tool
+
+        _tool_adapter = TypeAdapter(Tool)
+    return _tool_adapter.validate_python(raw)
+
+
 class Request(WireModel):
     """A Responses request. Fields left ``None`` are not sent."""
 
     model: str
     input: str | _InputItems = ""
     instructions: str | None = None
-    tools: list[Tool] = Field(default_factory=list)
+    tools: _Tools = Field(default_factory=list)
     tool_choice: ToolChoice | None = None
     parallel_tool_calls: bool | None = None
     previous_response_id: str | None = None
@@ -80,6 +108,11 @@ class Request(WireModel):
     @classmethod
     def _items(cls, value: str | list[Any]) -> str | list[Any]:
         return value if isinstance(value, str) else [parse_input_item(item) for item in value]
+
+    @field_validator("tools", mode="after")
+    @classmethod
+    def _tools(cls, value: list[Any]) -> list[Any]:
+        return [parse_tool(tool) for tool in value]
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON body, without ``None`` fields and without empty ``tools``."""

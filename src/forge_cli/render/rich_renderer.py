@@ -37,6 +37,7 @@ from forge_cli.render.context import RenderContext, item_key
 from forge_cli.render.events import notice_for
 from forge_cli.render.glyphs import ASCII, UNICODE
 from forge_cli.render.items import ITEM_RENDERERS, ItemRegistry, markdown_block, refusal_line
+from forge_cli.render.items.message import warm_up_parser
 from forge_cli.render.live import LiveView, tail_lines
 from forge_cli.render.settle import settled
 from forge_cli.render.summary import Layout, footer_line, sources_block, status_notes
@@ -140,16 +141,24 @@ class RichRenderer:
         return self._numbering.citations()
 
     def on_snapshot(self, response: Response) -> None:
-        """Take the next snapshot; commit what settled; redraw if the throttle allows."""
+        """Take the next snapshot; commit what settled and redraw if the throttle allows.
+
+        Between redraws a snapshot only notes its items' times: what settled is committed at the
+        next redraw (the block splitter gives the same blocks for any chunking), so the text of
+        a snapshot that is never drawn is never read.
+        """
         if self._finished:
             return
         now = self.clock.now()
         self._last = response
-        ctx = self._context(response, final=True)
-        count = len(response.output)
-        for index, item in enumerate(response.output):
-            self.clock.observe(item_key(item, index), settled(item, index, count, ctx), now)
-        self._advance(response, ctx, final=False)
+        output = response.output
+        count = len(output)
+        if count == 1 and is_message(output[0]):
+            self.clock.observe(item_key(output[0], 0), output[0].is_done, now)
+        else:
+            ctx = self._context(response, final=True)
+            for index, item in enumerate(output):
+                self.clock.observe(item_key(item, index), settled(item, index, count, ctx), now)
         self._dirty = True
         first = not self._shown_content and _has_content(response)
         if (first or self._due(now)) and not self._paused:
@@ -360,7 +369,9 @@ class RichRenderer:
         self._last_tick = None
 
     def _tick(self, response: Response | None, now: float) -> None:
-        """One screen update: print newly committed units, redraw the live region."""
+        """One screen update: commit what settled, print it, redraw the live region."""
+        if response is not None:
+            self._advance(response, self._context(response, final=True), final=False)
         self._last_tick = now
         self._dirty = False
         self.redraws += 1
@@ -389,3 +400,8 @@ class RichRenderer:
 def _has_content(response: Response) -> bool:
     """Whether the snapshot holds something to show: a message with text, or any other item."""
     return any(not is_message(item) or item.text for item in response.output)
+
+
+# This module is imported on a background thread while the request is in flight (start-up):
+# building the parser here keeps markdown-it's import and set-up off the first token's paint.
+warm_up_parser()

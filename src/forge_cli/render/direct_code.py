@@ -1,0 +1,100 @@
+"""Code blocks for the direct Markdown renderer: what rich's ``Syntax`` draws, cell for cell.
+
+rich's Markdown draws fenced and indented code with ``Syntax(code, lexer, theme="monokai",
+word_wrap=True, padding=1)``. This draws the same cells with one lexer per language and one
+theme object for all blocks (rich looks the lexer up and builds the theme for every block).
+pygments (through ``rich.syntax``) is imported with the first code block, not before the first
+token is painted.
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console, ConsoleOptions
+from rich.control import strip_control_codes
+from rich.segment import Segment
+from rich.style import Style
+
+from forge_cli.render.direct_text import MIN_WIDTH, Block, Line, Span, Unsupported, wrap_text
+
+if TYPE_CHECKING:
+    from rich.syntax import SyntaxTheme
+
+__all__ = ["CODE_THEME", "CodeBlock"]
+
+CODE_THEME = "monokai"
+_MAX_LEXER_NAME = 64
+
+
+class CodeBlock(Block):
+    """Fenced or indented code as rich's ``Syntax(code, lexer, theme=monokai, word_wrap=True,
+    padding=1)`` draws it: highlighted lines wrapped at the width less the padding, on the
+    theme's background, with a blank background line above and below."""
+
+    __slots__ = ("code", "lexer")
+
+    def __init__(self, code: str, lexer: str) -> None:
+        self.code = code
+        self.lexer = lexer
+
+    def lines(self, console: Console, width: int, options: ConsoleOptions) -> list[Line]:
+        theme = _theme()
+        base = theme.get_background_style() + Style()  # Syntax._get_base_style()
+        if base.transparent_background or width < MIN_WIDTH:
+            raise Unsupported("code")
+        code = (self.code + "\n").expandtabs(4)
+        plain: list[str] = []
+        spans: list[Span] = []
+        pos = 0
+        combined: dict[Style, Style] = {}
+        # No lexer has a name this long: such a name (untrusted) is not kept in the cache.
+        lexer = _lexer(self.lexer if len(self.lexer) <= _MAX_LEXER_NAME else "text")
+        for token_type, content in lexer.get_tokens(code):
+            content = strip_control_codes(content)
+            token_style = theme.get_style_for_token(token_type)
+            if token_style and content:
+                style = combined.get(token_style)
+                if style is None:
+                    style = combined[token_style] = base + token_style
+                spans.append((pos, pos + len(content), style))
+            plain.append(content)
+            pos += len(content)
+        text = "".join(plain)
+        if text.endswith("\n"):
+            text = text[:-1]
+        inner = width - 2
+        edge = Segment(" ", base)
+        out: list[Line] = [[Segment(" " * width, base)]]
+        # Syntax's render_lines, then Padding's, each put the base style under every cell.
+        final: dict[Style | None, Style] = {}
+        for line in wrap_text(text, spans, inner, center=False, gap=base):
+            styled = [edge]
+            for segment_text, style, _ in line:
+                cell_style = final.get(style)
+                if cell_style is None:
+                    cell_style = final[style] = base + (base + style)
+                styled.append(Segment(segment_text, cell_style))
+            styled.append(edge)  # lines are padded to ``inner`` already
+            out.append(styled)
+        out.append([Segment(" " * width, base)])
+        return out
+
+
+@lru_cache(maxsize=64)
+def _lexer(name: str) -> Any:  # a pygments Lexer (pygments ships no type information)
+    """The lexer ``Syntax`` looks up by name (the plain-text one when unknown), built once:
+    looking a lexer up costs more than highlighting a short block."""
+    from rich.syntax import Syntax
+
+    probe = Syntax("", name)
+    return probe.lexer or probe.default_lexer
+
+
+@cache
+def _theme() -> SyntaxTheme:
+    """One theme object, so its per-token style cache lives across blocks."""
+    from rich.syntax import Syntax
+
+    return Syntax.get_theme(CODE_THEME)
