@@ -304,3 +304,21 @@ async def test_required_tool_choice_applies_to_the_first_turn_only(
     driver = ToolCallingDriver(tool_choice="required")
     await _collect(AgentLoop(backend, driver, ToolExecutor([get_weather])), REQUEST)
     assert [body["tool_choice"] for body in server.requests] == ["required", "auto"]
+
+
+async def test_loop_folds_chat_replies_a_network_read_at_a_time(
+    server: FakeChatServer, backend: ChatCompletionsBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loop takes the chat backend's batches (one snapshot per read, ADR 0015), still
+    counting every model request."""
+
+    def per_event(request: Request) -> Any:
+        raise AssertionError("the loop folded event by event")
+
+    monkeypatch.setattr(backend, "stream", per_event)
+    server.add(tool_call_chunks([("get_weather", {"city": "Paris"})]))
+    server.add(text_chunks("It is sunny in Paris."))
+    loop = AgentLoop(backend, ToolCallingDriver(), ToolExecutor([get_weather]))
+    _, result = await _collect(loop, REQUEST)
+    assert result.response.output_text == "It is sunny in Paris."
+    assert result.requests == 2

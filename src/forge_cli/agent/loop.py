@@ -19,7 +19,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import assert_never
+from typing import Protocol, assert_never, cast
 
 from forge_cli.agent.citations import annotate_citations
 from forge_cli.agent.drivers.base import Driver, TurnResult, TurnUpdate
@@ -103,7 +103,7 @@ class AgentLoop:
             yield ToolsDropped(dropped, self.executor.max_tools)
         status: RunStatus = "completed"
         last = Response(id=run_id, model=request.model, status="in_progress")
-        backend = _CountingBackend(self.backend)
+        backend = _counting(self.backend)
         started = self.clock()
         while True:
             state.iteration += 1
@@ -371,3 +371,21 @@ class _CountingBackend:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+class _CountingBatchedBackend(_CountingBackend):
+    """The same, for a backend that also hands over the events of one network read as a list."""
+
+    def stream_batches(self, request: Request) -> AsyncIterator[list[StreamEvent]]:
+        self.requests += 1
+        return cast("_Batched", self.inner).stream_batches(request)
+
+
+class _Batched(Protocol):
+    def stream_batches(self, request: Request) -> AsyncIterator[list[StreamEvent]]: ...
+
+
+def _counting(inner: Backend) -> _CountingBackend:
+    if getattr(inner, "stream_batches", None) is not None:
+        return _CountingBatchedBackend(inner)
+    return _CountingBackend(inner)

@@ -18,7 +18,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.backends._chat_request import to_chat_body
@@ -150,6 +151,14 @@ class ChatCompletionsBackend:
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         """Send ``request`` and yield Responses events as the chunks arrive."""
+        async with aclosing(self.stream_batches(request)) as batches:
+            async for batch in batches:
+                for event in batch:
+                    yield event
+
+    async def stream_batches(self, request: Request) -> AsyncGenerator[list[StreamEvent], None]:
+        """Like :meth:`stream`, but the events of the chunks one network read carried come as
+        one list: the turn runner folds them into one snapshot (``stream.fold_batches``)."""
         import httpx2
 
         from forge_cli.backends._chat_errors import stream_read_error
@@ -168,10 +177,10 @@ class ChatCompletionsBackend:
         finished = False
         valid = 0
         try:
-            for event in translator.start():
-                yield event
+            yield list(translator.start())
             reader = _ChunkReader(BodyBudget(where, self.limits.max_response_bytes), self.limits)
             async for batch in _chunk_batches(response.aiter_bytes(), reader):
+                events: list[StreamEvent] = []
                 for chunk in batch:
                     if chunk is None:
                         finished = True
@@ -179,11 +188,12 @@ class ChatCompletionsBackend:
                     valid += 1
                     error = _stream_error(chunk)
                     if error is not None:
-                        for event in translator.fail(*error):
-                            yield event
+                        events.extend(translator.fail(*error))
+                        yield events
                         return
-                    for event in translator.feed(chunk):
-                        yield event
+                    events.extend(translator.feed(chunk))
+                if events:
+                    yield events
         except httpx2.HTTPError as exc:
             raise stream_read_error(exc, where) from exc
         finally:
@@ -192,8 +202,7 @@ class ChatCompletionsBackend:
             raise ProtocolError(f"the stream from {where} carried no valid chunk")
         if not finished and translator.finish_reason is None:
             raise ProtocolError(f"the stream from {where} ended before the reply finished")
-        for event in translator.finish():
-            yield event
+        yield list(translator.finish())
 
     async def list_models(self) -> list[str]:
         """``GET /models``: the ids the server offers (Ollama, vLLM, llama.cpp, LM Studio and

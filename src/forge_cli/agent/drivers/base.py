@@ -18,7 +18,7 @@ from forge_cli.backends.base import Backend
 from forge_cli.protocol.items import FunctionCall, OutputItem
 from forge_cli.protocol.request import Request
 from forge_cli.protocol.response import Response, Usage
-from forge_cli.stream import SnapshotBuilder, fold, raise_for_failure
+from forge_cli.stream import SnapshotBuilder, fold, fold_batches, raise_for_failure
 
 __all__ = ["Driver", "TurnResult", "TurnUpdate", "stream_turn"]
 
@@ -53,7 +53,13 @@ async def stream_turn(backend: Backend, request: Request) -> AsyncIterator[Respo
     """
     builder = SnapshotBuilder()
     final = builder.snapshot
-    async for snapshot in fold(backend.stream(request), builder):
+    batched = getattr(backend, "stream_batches", None)  # one snapshot per network read (ADR 0015)
+    snapshots = (
+        fold_batches(batched(request), builder)
+        if batched is not None
+        else fold(backend.stream(request), builder)
+    )
+    async for snapshot in snapshots:
         final = snapshot
         yield snapshot
     raise_for_failure(builder)
