@@ -89,13 +89,16 @@ class PromptReader:
 
 
 _TYPEAHEAD_LIMIT = 1 << 20
+_CTRL_D = b"\x04"
 
 
 def typeahead(stream: object) -> str:
     """What was typed into the terminal ``stream`` but not read yet (complete lines: the line
     discipline holds a partial line until the prompt takes the terminal). Control characters
     other than newlines and tabs are dropped. A Ctrl+D typed meanwhile (and nothing else) raises
-    ``EOFError``, as it would at the prompt."""
+    ``EOFError``, as it would at the prompt: both the end of input the line discipline reports
+    and the raw ``^D`` byte it leaves when the key came while the prompt still held the terminal
+    in raw mode (pressed right after Enter, while a command ran)."""
     try:
         fd = stream.fileno()  # type: ignore[attr-defined]
     except (AttributeError, OSError, ValueError):
@@ -112,7 +115,10 @@ def typeahead(stream: object) -> str:
             break
         chunks.append(data)
         size += len(data)
-    text = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    raw = b"".join(chunks)
+    if raw.startswith(_CTRL_D):  # typed on an empty line: the end of input, as at the prompt
+        raise EOFError
+    text = raw.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
     return "".join(ch for ch in text if ch in "\n\t" or (ch >= " " and ch != "\x7f"))
 
 
