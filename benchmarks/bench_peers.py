@@ -593,6 +593,13 @@ def report(table: dict[str, dict[tuple[str, str], Run]]) -> bool:
     for peer, results in table.items():
         if peer == "forge":
             continue
+        if peer.startswith("forge@"):  # the same Forge scenarios, like for like
+            for key, before in results.items():
+                now = forge.get(key)
+                if now and now.ok and before.ok and now.cpu > 0:
+                    scenario = "tool round trip" if key[0] == "tool" else f"{key[0]} forge {key[1]}"
+                    print(f"  vs {peer:<10} {scenario:<24} {before.cpu / now.cpu:5.1f}x less CPU")
+            continue
         for key, run in results.items():
             for mode in ("chat", "responses", "plain"):
                 ours = forge.get((key[0], mode))
