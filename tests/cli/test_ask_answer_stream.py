@@ -189,3 +189,19 @@ def test_rich_mode_at_a_terminal_shows_the_failed_call_and_the_limit(
         finally:
             child.close(force=True)
     assert child.exitstatus == 3
+
+
+def test_a_tool_less_chat_request_streams_without_the_loop(forge: Forge) -> None:
+    """No tools, no agent options: the chat answer streams straight from the server (as over
+    the Responses API), so no loop event is written; the answer is the same."""
+    with FakeChatServer([text_chunks("Order 4711 has shipped.")]) as server:
+        proc = forge(
+            "ask", "--api", "chat", "--base-url", server.base_url, "--model", "fake-model",
+            "--jsonl", "Where is order 4711?",
+        )  # fmt: skip
+        server.assert_consumed()
+    assert proc.returncode == 0, proc.stderr
+    lines = _lines(proc.stdout)
+    assert not [line for line in lines if line["type"].startswith("agent.")]
+    assert lines[-1]["payload"]["text"] == "Order 4711 has shipped."
+    assert lines[-1]["payload"]["status"] == "completed"

@@ -113,9 +113,10 @@ def test_the_evaluator_driver_uses_its_models_and_shows_its_verdict(
         (["--tool-choice", "not a name!"], "expected auto, required, none or a tool name"),
     ],
 )
-def test_bad_driver_options_are_usage_errors(forge: Forge, args: list[str], message: str) -> None:
-    proc = forge(
-        "ask", "--api", "chat", "--base-url", "http://127.0.0.1:9/v1", "-m", "m", *args, "q"
-    )
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_bad_driver_options_are_usage_errors(
+    forge: Forge, api: str, args: list[str], message: str
+) -> None:
+    proc = forge("ask", "--api", api, "--base-url", "http://127.0.0.1:9/v1", "-m", "m", *args, "q")
     assert proc.returncode == 2
     assert message in proc.stderr

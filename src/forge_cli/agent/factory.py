@@ -186,7 +186,10 @@ def _localise_hosted_tools(
             continue
         notices.append(f"the {tool.type} tool is not available with this backend; left out")
     if store is not None and wanted:
-        kit = KnowledgeToolkit(store, list(dict.fromkeys(store_ids)))
+        # A tool that names no store searches every local store, as the built-in engine does
+        # (``/tool on file-search`` in a chat without ``--vs``).
+        ids = list(dict.fromkeys(store_ids)) or [vs.id for vs in store.list_vector_stores()]
+        kit = KnowledgeToolkit(store, ids)
         for item in kit.tools():
             if item.name in wanted and item.name not in toolset:
                 toolset.add(item)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from forge_cli.agent.factory import AgentConfig, DriverKind
     from forge_cli.knowledge import KnowledgeStore
     from forge_cli.mcp.manager import McpManager
-    from forge_cli.protocol.request import ToolChoice
+    from forge_cli.protocol.loop_events import AnswerUpdate
+    from forge_cli.protocol.request import Request, ToolChoice
     from forge_cli.render import Renderer
 
 __all__ = [
@@ -198,11 +199,12 @@ def warn(message: str) -> None:
 
 def run_settings(options: dict[str, Any]) -> Settings:
     """The settings of an ``ask`` or ``chat`` run: resolved, without tools the backend cannot
-    run (named in a warning), store names resolved to ids for a Responses server."""
+    run (named in a warning), store names resolved to ids for a Responses server (and in the
+    local store, whose search the client runs, for a Chat Completions server)."""
     from forge_cli.cli.options import settings_from_options
 
     settings = runnable_settings(settings_from_options(options), warn)
-    if settings.vector_stores and settings.api == "responses":
+    if settings.vector_stores and settings.api in ("responses", "chat"):
         import asyncio
 
         from forge_cli.cli.knowledge import resolve_store_refs
@@ -243,14 +245,16 @@ def runnable_settings(settings: Settings, warn: Callable[[str], None]) -> Settin
 
 
 def _needs_agent(settings: Settings) -> bool:
+    """The client runs a tool loop for every request: the user's functions, agent options,
+    budgets. (Hosted tools over Chat Completions are decided per request: ``_per_request``.)"""
     return (
-        settings.api == "chat"
-        or bool(settings.functions)
+        bool(settings.functions)
         or settings.driver != "native"
         or settings.tool_choice is not None
         or settings.parallel_tools is not None
         or settings.tools_in_prompt is not None
         or settings.output_model is not None
+        or settings.evaluator_model is not None
         or settings.max_time is not None
         or settings.token_budget is not None
     )
@@ -317,7 +321,38 @@ def build_responder(
     (``present_mcp=False``: left as ``SERVER__TOOL`` function calls, for scoring).
     """
     if not _needs_agent(settings) and mcp is None:
-        return backend_responder(backend)
+        plain = backend_responder(backend)
+        if settings.api != "chat":
+            return plain
+        return _per_request(plain, lambda: _agent(settings, backend, interactive, None, True))
+    return _agent(settings, backend, interactive, mcp, present_mcp)
+
+
+def _per_request(plain: Responder, make_agent: Callable[[], Responder]) -> Responder:
+    """A Chat Completions server cannot run hosted tools (file search, web search...): a request
+    that carries some -- from the settings or a ``/tools`` toggle in the chat -- goes through the
+    agent loop, which runs them over the local store; any other streams straight from the
+    server, as over the Responses API."""
+    made: list[Responder] = []
+
+    def respond(request: Request) -> AsyncIterator[AnswerUpdate]:
+        if not request.tools:
+            return plain(request)
+        if not made:
+            made.append(make_agent())
+        return made[0](request)
+
+    return respond
+
+
+def _agent(
+    settings: Settings,
+    backend: Backend,
+    interactive: bool,
+    mcp: McpManager | None,
+    present_mcp: bool,
+) -> Responder:
+    """The agent loop's responder (client-side tools, MCP tools, the agent options)."""
     import sys
 
     from forge_cli.repl.turn import agent_responder

@@ -58,17 +58,22 @@ def build_knowledge_client(settings: Settings) -> KnowledgeClient:
 
 
 async def resolve_store_refs(settings: Settings) -> Settings:
-    """``settings`` with vector store names resolved to ids on a Responses server (the built-in
-    engine resolves names itself; Knowledge Forge is sent what the older CLI sent): a server is
-    sent ids, and an unknown or ambiguous name is refused here, before the question is asked."""
+    """``settings`` with vector store names resolved to ids on a Responses server, and in the
+    local store for a Chat Completions server (the client runs file search over it; the built-in
+    engine resolves names itself; Knowledge Forge is sent what the older CLI sent): ids are
+    sent, and an unknown or ambiguous name is refused here, before the question is asked."""
     refs = settings.vector_stores
-    if settings.api != "responses" or all(ref.startswith("vs_") for ref in refs):
+    if settings.api not in ("responses", "chat") or all(ref.startswith("vs_") for ref in refs):
         return settings
     from dataclasses import replace
 
     from forge_cli.knowledge.client import resolve_vector_store
 
-    client = build_knowledge_client(settings)
+    client: KnowledgeClient = (
+        LocalKnowledgeClient(lambda: open_local_store(settings))
+        if settings.api == "chat"
+        else build_knowledge_client(settings)
+    )
     try:
         ids = [(await resolve_vector_store(client, ref)).id for ref in refs]
     finally:
