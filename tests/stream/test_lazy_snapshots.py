@@ -90,9 +90,27 @@ async def test_folding_batches_ends_where_folding_events_ends(path: Path, size: 
     per_event = [s async for s in fold(_events(events))]
     batched = [s async for s in fold_batches(_batches(events, size))]
     assert _dump(batched[-1]) == _dump(per_event[-1])
-    assert len(batched) <= -(-len(events) // size) + 1  # at most one per batch, and the final
+    # at most one per batch, one for the first token, and the final
+    assert len(batched) <= -(-len(events) // size) + 2
     if size == 1:
         assert [_dump(s) for s in batched] == [_dump(s) for s in per_event]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+async def test_the_first_token_is_not_held_for_the_rest_of_its_read(path: Path) -> None:
+    """A read that carries the first delta and more yields a snapshot with just the first, so
+    the first paint does not wait for the whole read to be folded (and drawn)."""
+    events = load_sse_fixture(path)
+    first = next((i for i, e in enumerate(events) if e.type.endswith(".delta")), None)
+    if first is None or first + 1 >= len(events):
+        pytest.skip("no delta followed by more events")
+    builder = SnapshotBuilder()
+    for event in events[: first + 1]:
+        builder.feed(event)
+    batched = [_dump(s) async for s in fold_batches(_batches(events, len(events)))]
+    assert batched[0] == _dump(builder.snapshot)
+    assert len(batched) >= 2
 
 
 @pytest.fixture

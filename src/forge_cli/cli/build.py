@@ -435,6 +435,10 @@ def _warm_up_after_request(mode: str) -> None:
 
     modules = (
         "forge_cli.stream",
+        "forge_cli.stream.secrets",  # the fold's own lazy imports, needed by the first event
+        "forge_cli.stream._merge",
+        "forge_cli.stream.diagnostics",
+        "forge_cli.protocol.parse",
         "forge_cli.protocol.response",
         "forge_cli.render.factory",
         *_RENDERER_MODULES.get(mode, ()),

@@ -59,10 +59,28 @@ async def fold_batches(
     last: Response | None = None
     redactor = DeltaRedactor()
     apply = builder.apply
+    streaming = False  # no delta seen yet: the first one is shown on its own, at once
     try:
         async for batch in batches:
             changed = False
-            for event in batch:
+            rest: Sequence[StreamEvent] = batch
+            if not streaming:
+                for position, event in enumerate(batch):
+                    changed = apply(redactor(event)) or changed
+                    if event.type.endswith(".delta"):
+                        streaming = True
+                        rest = batch[position + 1 :]
+                        break
+                else:
+                    rest = ()
+                if streaming and changed and rest:
+                    # The read that brought the first token often brings many more (a server
+                    # that thought first, then streamed fast): its first token is drawn before
+                    # the rest of the read is folded, so the first paint does not wait for it.
+                    last = builder.snapshot
+                    yield last
+                    changed = False
+            for event in rest:
                 changed = apply(redactor(event)) or changed
             if changed:
                 last = builder.snapshot
