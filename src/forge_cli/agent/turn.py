@@ -133,26 +133,18 @@ def backend_responder(backend: Backend) -> Responder:
     batched = getattr(backend, "stream_batches", None)
     if batched is not None:
         return _batch_responder(batched)
+    return _batch_responder(lambda request: _one_at_a_time(backend.stream(request)))
 
-    async def respond(request: Request) -> AsyncIterator[AnswerUpdate]:
-        events = backend.stream(request)
-        try:
-            # Send the request first; the builder (and the item models it loads) is imported once
-            # the first event is here, so the server starts working as early as possible.
-            first = await anext(events, None)
-            wait_for_background_imports()  # the CLI's warm-up may be importing these right now
-            from forge_cli.stream import SnapshotBuilder, fold, raise_for_failure
 
-            builder = SnapshotBuilder()
-            async for snapshot in fold(_prepend(first, events), builder):
-                yield snapshot
-        finally:
-            close = getattr(events, "aclose", None)
-            if close is not None:
-                await close()
-        raise_for_failure(builder)
-
-    return respond
+async def _one_at_a_time(events: AsyncIterator[StreamEvent]) -> AsyncIterator[list[StreamEvent]]:
+    """A per-event stream as batches of one (folded exactly as event by event)."""
+    try:
+        async for event in events:
+            yield [event]
+    finally:
+        close = getattr(events, "aclose", None)
+        if close is not None:
+            await close()
 
 
 def _batch_responder(
