@@ -27,6 +27,7 @@ from forge_cli.knowledge.scoring import (
     bm25,
     coarse_matrix,
     dense_top,
+    diversify,
     document_boost,
     fuse,
     idf,
@@ -115,6 +116,19 @@ def test_document_boost_favours_pages_with_several_candidates() -> None:
     boosted = document_boost({1: 1.0, 2: 0.9, 3: 0.9}, {1: "a", 2: "b", 3: "b"}, 0.5)
     assert boosted[2] > boosted[1]
     assert document_boost({1: 0.5}, {1: "a"}, 0.0) == {1: 0.5}
+
+
+def test_diversify_lets_other_documents_in_before_a_documents_fourth_passage() -> None:
+    scores = [(1, 0.9), (2, 0.8), (3, 0.7), (4, 0.6), (5, 0.5), (6, 0.4)]
+    docs = {1: "a", 2: "a", 3: "a", 4: "a", 5: "b", 6: "c"}
+    assert [c for c, _ in diversify(scores, docs, 4)] == [1, 2, 3, 5]
+    moved = diversify(scores, docs, 6)
+    assert [c for c, _ in moved] == [1, 2, 3, 5, 6, 4]
+    assert [s for _, s in moved] == [0.9, 0.8, 0.7, 0.5, 0.4, 0.4]  # still in descending order
+    assert diversify(scores, docs, 6, per_document=1)[:3] == [(1, 0.9), (5, 0.5), (6, 0.4)]
+    assert diversify(scores, {}, 3) == scores[:3]  # unmapped candidates stay where they are
+    assert diversify(scores[:3], docs, 10) == scores[:3]
+    assert diversify(scores, docs, 0) == []
 
 
 # -- the store: vectors tagged by model ----------------------------------------------------------
@@ -337,6 +351,22 @@ _LONG_PAGE = "# Tides\n\nThe lunar calendar and its effect on the sea.\n\n" + ""
     f"## Section {n}\n\n" + "Water rises and falls along the coast. " * 30 + "\n\n"
     for n in range(4)
 )
+
+
+def test_a_long_page_does_not_fill_every_result(tmp_path: Path) -> None:
+    # Every chunk of the long page matches "lunar" (through its lead), and by score alone its
+    # passages would fill the four results; the other page is listed before its fourth.
+    with KnowledgeStore(tmp_path / "k.db") as store:
+        vs = store.create_vector_store("s").id
+        store.add_file(_LONG_PAGE.encode(), "tides.md", vector_store_id=vs)
+        notes = "# Notes\n\n" + "Errands and shopping for the week. " * 20 + "A lunar calendar."
+        store.add_file(notes.encode(), "notes.md", vector_store_id=vs)
+        hits = store.search([vs], "lunar", max_num_results=4)
+        assert sorted(h.filename for h in hits) == ["notes.md"] + ["tides.md"] * 3
+        assert hits[0].filename == "tides.md"
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True)
+        assert len({h.text for h in store.search([vs], "lunar", max_num_results=10)}) > 4
 
 
 def test_keyword_search_finds_a_deep_chunk_by_its_page_lead(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ and its vectors from a table; a PostgreSQL store can fetch the same statistics w
 * :func:`fuse` combines rankings by weighted reciprocal rank fusion (:class:`Fusion`: k = 60,
   dense weighted 2:1), the choice measured best on ``benchmarks/bench_retrieval.py``
   (``docs/adr/0009-hybrid-retrieval.md``).
+* :func:`diversify` keeps one long document from filling every result: a document's passages
+  beyond the first :data:`PER_DOCUMENT` wait until the other documents' candidates are listed.
 """
 
 from __future__ import annotations
@@ -33,11 +35,13 @@ __all__ = [
     "BM25_B",
     "BM25_K1",
     "DEFAULT_FUSION",
+    "PER_DOCUMENT",
     "Fusion",
     "TermStats",
     "bm25",
     "coarse_matrix",
     "dense_top",
+    "diversify",
     "document_boost",
     "fuse",
     "idf",
@@ -263,3 +267,47 @@ def document_boost(
     }
     best = max(boosted.values())
     return {item: s / best for item, s in boosted.items()} if best > 0 else boosted
+
+
+PER_DOCUMENT = 3
+"""How many passages of one document a result list shows before other documents' passages."""
+
+
+def diversify(
+    scores: Sequence[tuple[int, float]],
+    documents: Mapping[int, str],
+    limit: int,
+    per_document: int = PER_DOCUMENT,
+) -> list[tuple[int, float]]:
+    """The first ``limit`` of ``scores`` (best first), at most ``per_document`` per document
+    while candidates of other documents remain.
+
+    A long page matches a question in many passages; listed by score alone, they can fill
+    every result and push the second-best page out of sight. Here a document's passages after
+    its first ``per_document`` come after every other candidate (in score order among
+    themselves). Scores stay in descending order: a passage moved down is scored no higher
+    than the one before it. ``documents`` maps a candidate to its document (an unmapped
+    candidate is never moved).
+    """
+    if limit <= 0:
+        return []
+    kept: list[tuple[int, float]] = []
+    later: list[tuple[int, float]] = []
+    counts: dict[str, int] = {}
+    for item, score in scores:
+        doc = documents.get(item)
+        seen = counts.get(doc, 0) if doc is not None else 0
+        if doc is None or seen < per_document:
+            kept.append((item, score))
+            if doc is not None:
+                counts[doc] = seen + 1
+            if len(kept) == limit:
+                break
+        else:
+            later.append((item, score))
+    result: list[tuple[int, float]] = []
+    ceiling = math.inf
+    for item, score in (kept + later)[:limit]:
+        ceiling = min(score, ceiling)
+        result.append((item, ceiling))
+    return result

@@ -27,6 +27,7 @@ from forge_cli.knowledge.ranking import Scope, bm25_ranking, plan_match, term_id
 from forge_cli.knowledge.scoring import (
     DEFAULT_FUSION,
     Fusion,
+    diversify,
     document_boost,
     fuse,
     ranked,
@@ -47,6 +48,8 @@ __all__ = [
 MAX_RESULTS = 100
 BM25_HALF_SCORE = 4.0
 """The BM25 score that normalises to 0.5; typical multi-term matches score 3–15."""
+_KEYWORD_POOL = 3
+"""A keyword-only search ranks this many times ``max_num_results`` candidates."""
 _SNIPPET_CHARS = 240
 _WORD = re.compile(r"\w+")
 _log = logging.getLogger(__name__)
@@ -105,7 +108,9 @@ def search_chunks(
     broken embeddings endpoint degrades search, it does not break it.
     """
     check_limits(max_num_results, score_threshold)
-    pool = max(max_num_results, fusion.pool) if embedder else max_num_results
+    # More candidates than results, so a page that fills the top places with many passages
+    # leaves room for the next pages (``scoring.diversify``).
+    pool = max(max_num_results, fusion.pool) if embedder else max_num_results * _KEYWORD_POOL
     plan = plan_match(conn, search_terms(query))
     bm25 = bm25_ranking(conn, scope, plan, pool) if plan is not None else []
     dense = _dense_ranking(conn, scope, query, pool, embedder, notes) if embedder else []
@@ -126,7 +131,9 @@ def search_chunks(
         scores = [(chunk_id, s / (s + BM25_HALF_SCORE)) for chunk_id, s in bm25]
     if score_threshold is not None:
         scores = [(c, s) for c, s in scores if s >= score_threshold]
-    return _hits(conn, scope, scores[:max_num_results], query)
+    if len(scores) > 1:
+        scores = diversify(scores, _documents(conn, (c for c, _ in scores)), max_num_results)
+    return _hits(conn, scope, scores, query)
 
 
 def _documents(conn: sqlite3.Connection, chunk_ids: Iterable[int]) -> dict[int, str]:
