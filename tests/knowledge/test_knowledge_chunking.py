@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from forge_cli.knowledge import chunk_text
-from forge_cli.knowledge.chunking import document_context
+from forge_cli.knowledge.chunking import document_context, strip_markup
 
 
 def _doc() -> str:
@@ -133,3 +133,19 @@ def test_document_context_is_the_lead_prose_without_markup() -> None:
     assert document_context(asciidoc, words=8) == ("git-stash - Stash the changes away Use git")
     assert document_context("") == ""
     assert len(document_context("word " * 500).split()) == 50
+
+
+def test_strip_markup_drops_rest_role_and_directive_names_but_keeps_their_text() -> None:
+    rst = (
+        "Use :func:`os.getenv` or :py:data:`os.environ` (see :ref:`env-vars`).\n\n"
+        ".. index:: single: environment variables; reading\n"
+        "   pair: process; environment\n\n"
+        ".. versionchanged:: 3.9\n   Now a :class:`dict`."
+    )
+    words = strip_markup(rst).split()
+    assert {"`os.getenv`", "`os.environ`", "`env-vars`).", "`dict`."} <= set(words)
+    for name in ("func", "data", "ref", "index", "single", "pair", "versionchanged", "class"):
+        assert not any(re.fullmatch(rf"\W*{name}\W*", w) for w in words), name
+    assert {"environment", "variables;", "3.9", "Now"} <= set(words)
+    plain = "A ratio of 3:4 at 10:30, a URL http://x.org/a:b and time: now.\n.. not a directive"
+    assert strip_markup(plain) == plain

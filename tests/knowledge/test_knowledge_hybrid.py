@@ -426,6 +426,9 @@ def test_embed_chunks_gives_each_chunk_its_lead() -> None:
 
     embed_chunks(Recorder(), [("H", "text one"), ("", "text two")], ["Lead.", ""])
     assert seen == ["Lead.\n\nH\n\ntext one", "text two"]
+    seen.clear()  # markup names are left out of what is embedded (roles, directives)
+    embed_chunks(Recorder(), [(":mod:`os` --- OS", "Call :func:`getenv`.")], ["The :mod:`os`."])
+    assert seen == ["The  `os`.\n\n `os` --- OS\n\nCall  `getenv`."]
     with pytest.raises(ValueError, match="one context per chunk"):
         embed_chunks(Recorder(), [("H", "t")], [])
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["CONTEXT_WORDS", "ChunkSpec", "chunk_text", "document_context"]
+__all__ = ["CONTEXT_WORDS", "ChunkSpec", "chunk_text", "document_context", "strip_markup"]
 
 TARGET_CHARS = 1000
 MAX_CHARS = 1200
@@ -36,6 +36,12 @@ _FIELD = re.compile(r":[\w-]+:(?!`)")
 """A reST field or directive option (``:synopsis:``); a role (``:mod:`x```) is kept."""
 _NON_PROSE = (".. ", "#", "<", "[", "|", "```", "~~~", "**Source code:**", "> Stability")
 _INDEX_ENTRY = re.compile(r"(?:single|pair|triple|see|seealso):\s")
+_MARKUP = re.compile(
+    r":[\w.+-]+:(?=`)"  # a reST role's name (:func:`open` -> `open`)
+    r"|^[ \t]*\.\. [\w:-]+::"  # a reST directive's name (.. versionchanged::, .. index::)
+    r"|\b(?:single|pair|triple|seealso)(?=:)",  # the kind of a reST index entry
+    re.MULTILINE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +87,17 @@ def document_context(text: str, words: int = CONTEXT_WORDS) -> str:
         if len(kept) >= words:
             break
     return " ".join(kept[:words])
+
+
+def strip_markup(text: str) -> str:
+    """``text`` without the names of reST roles, directives and index-entry kinds.
+
+    What they mark stays (``:func:`os.getenv``` keeps ``os.getenv``). The names themselves are
+    in most chunks of a reST document (a quarter of the Python reference's chunks say "func"),
+    so in a bag-of-words vector they pull every chunk the same way. Used for the text a chunk
+    is embedded from (``embedding.embed_chunks``); stored and indexed text is unchanged.
+    """
+    return _MARKUP.sub(" ", text)
 
 
 def _is_markup(line: str, lines: list[str], n: int) -> bool:

@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from forge_cli.errors import KnowledgeError
 from forge_cli.knowledge._numpy import prepare as prepare_numpy
+from forge_cli.knowledge.chunking import strip_markup
 from forge_cli.knowledge.scoring import fuse
 
 __all__ = [
@@ -135,12 +136,16 @@ def embed_chunks(
     text drown its short heading path and lead, which say what the page and section are about,
     so there the unit vectors of text, heading (:data:`HEADING_WEIGHT`) and lead
     (:data:`CONTEXT_WEIGHT`) are added; each distinct heading and lead is embedded once.
+    Every part is embedded without its markup names (``chunking.strip_markup``).
     """
     if not chunks:
         return 0, []
     leads = contexts if contexts is not None else [""] * len(chunks)
     if len(leads) != len(chunks):
         raise ValueError("one context per chunk is required")
+    # Markup names (reST roles and directives) say nothing about the topic (ADR-0009).
+    chunks = [(strip_markup(heading), strip_markup(text)) for heading, text in chunks]
+    leads = [strip_markup(lead) for lead in leads]
     embed_array = getattr(embedder, "embed_array", None)
     if not callable(embed_array):
         inputs = [
