@@ -148,11 +148,14 @@ def bm25_ranking(
     if not ranked:
         return []
     marks = ", ".join("?" for _ in ranked)
+    # EXISTS keeps the loop order: the few ranked chunks by id, then their memberships. With
+    # ``file_id IN (SELECT …)`` the planner walked every chunk of the store's files once the
+    # id list grew past ~100 (8 ms at 50k chunks for 200 ids, against 0.7 ms).
     in_scope = {
         int(row[0])
         for row in conn.execute(
-            f"SELECT c.id FROM chunks c WHERE c.id IN ({marks}) AND c.file_id IN "
-            f"(SELECT m.file_id FROM membership m WHERE {scope.sql})",
+            f"SELECT c.id FROM chunks c WHERE c.id IN ({marks}) AND EXISTS "
+            f"(SELECT 1 FROM membership m WHERE m.file_id = c.file_id AND {scope.sql})",
             (*(r[0] for r in ranked), *scope.params),
         )
     }
