@@ -143,9 +143,14 @@ def embed_chunks(
     leads = contexts if contexts is not None else [""] * len(chunks)
     if len(leads) != len(chunks):
         raise ValueError("one context per chunk is required")
-    # Markup names (reST roles and directives) say nothing about the topic (ADR-0009).
-    chunks = [(strip_markup(heading), strip_markup(text)) for heading, text in chunks]
-    leads = [strip_markup(lead) for lead in leads]
+    # Markup names (reST roles and directives) say nothing about the topic (ADR-0009). A
+    # document's chunks share its lead and often a heading: each distinct one is cleaned once.
+    clean: dict[str, str] = {}
+    for label in (*(h for h, _ in chunks), *leads):
+        if label not in clean:
+            clean[label] = strip_markup(label)
+    chunks = [(clean[heading], strip_markup(text)) for heading, text in chunks]
+    leads = [clean[lead] for lead in leads]
     embed_array = getattr(embedder, "embed_array", None)
     if not callable(embed_array):
         inputs = [
