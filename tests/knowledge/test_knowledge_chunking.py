@@ -149,3 +149,55 @@ def test_strip_markup_drops_rest_role_and_directive_names_but_keeps_their_text()
     assert {"environment", "variables;", "3.9", "Now"} <= set(words)
     plain = "A ratio of 3:4 at 10:30, a URL http://x.org/a:b and time: now.\n.. not a directive"
     assert strip_markup(plain) == plain
+
+
+def _rst_api_page() -> str:
+    body = "Removes files and directories, following the options given here. " * 12
+    return (
+        ":mod:`shutil` --- High-level file operations\n"
+        "=============================================\n\n"
+        "Directory and files operations\n"
+        "------------------------------\n\n"
+        f"Introduction. {body}{body}\n\n"
+        ".. function:: rmtree(path, ignore_errors=False)\n\n"
+        "   .. index:: single: directory; deleting\n\n"
+        f"   Delete an entire directory tree. {body}\n\n"
+        ".. class:: Archive(name)\n\n"
+        f"   An archive. {body}\n\n"
+        "   .. method:: extract(member)\n\n"
+        f"      Extract one member. {body}\n\n"
+        "Other section\n"
+        "-------------\n\n"
+        "Closing words about this page.\n"
+    )
+
+
+def test_a_rest_api_description_names_the_chunks_after_it() -> None:
+    text = _rst_api_page()
+    chunks = chunk_text(text)
+    section = ":mod:`shutil` --- High-level file operations > Directory and files operations"
+    headings = {c.text.split()[1] if c.text.startswith(".. ") else c.text.split()[0]: c.heading
+                for c in chunks}  # fmt: skip
+    assert headings["Introduction."] == section
+    assert headings["function::"] == f"{section} > rmtree(path, ignore_errors=False)"
+    assert headings["An"] == f"{section} > Archive(name)"
+    assert headings["Extract"] == f"{section} > Archive(name)"  # a nested member: its class
+    assert headings["Other"] == ":mod:`shutil` --- High-level file operations > Other section"
+    for chunk in chunks:
+        assert text[chunk.char_start : chunk.char_end] == chunk.text
+
+
+def test_an_api_description_is_no_chunk_boundary() -> None:
+    text = "Title\n=====\n\nShort intro.\n\n.. function:: f(x)\n\n   Returns x.\n"
+    (chunk,) = chunk_text(text)  # one chunk: the description joins the text before it
+    assert chunk.heading == "Title"
+
+
+def test_api_titles_are_short_and_only_rest_directives_count() -> None:
+    long_sig = "f(" + ", ".join(f"argument{i}=None" for i in range(30)) + ")"
+    text = f"Title\n=====\n\n.. function:: {long_sig}\n\nBody of the function.\n"
+    assert chunk_text(text, target=20, max_chars=40, min_chars=10)[-1].heading == (
+        "Title > " + long_sig[:100]
+    )
+    markdown = "# Guide\n\nSee `.. function:: x()` in the docs.\n\nMore text follows here.\n"
+    assert {c.heading for c in chunk_text(markdown)} == {"Guide"}

@@ -36,6 +36,16 @@ _FIELD = re.compile(r":[\w-]+:(?!`)")
 """A reST field or directive option (``:synopsis:``); a role (``:mod:`x```) is kept."""
 _NON_PROSE = (".. ", "#", "<", "[", "|", "```", "~~~", "**Source code:**", "> Stability")
 _INDEX_ENTRY = re.compile(r"(?:single|pair|triple|see|seealso):\s")
+_API_ENTRY = re.compile(
+    r"\.\. (?:py:|js:|c:|cpp:)?(?:function|class|method|data|attribute|exception|decorator"
+    r"|decoratormethod|classmethod|staticmethod|abstractmethod|coroutinefunction|coroutinemethod"
+    r"|module|describe|envvar|opcode|option|cmdoption|macro|type|member)::[ \t]*(\S[^\n]*)"
+)
+"""A reST (Sphinx) description of an API object: ``.. function:: rmtree(path, …)``."""
+API_LEVEL = 100
+"""The heading level an API description takes: below every section."""
+API_TITLE_CHARS = 100
+"""How much of an API description's signature goes into the heading path."""
 _ROLE = re.compile(r":[\w.+-]+:(?=`)")
 """A reST role's name (``:func:`open``` keeps ```open```)."""
 _DIRECTIVE = re.compile(r"\.\. [\w:-]+::")
@@ -208,8 +218,29 @@ class _Chunker:
         line_start = self.text.rfind("\n", 0, start) + 1
         return start > line_start
 
+    def _api_entry(self, start: int) -> tuple[int, str] | None:
+        """The heading level and title of a reST API description starting at ``start``.
+
+        ``.. function:: rmtree(path, ignore_errors=False)`` names what the paragraphs after it
+        describe, as a Markdown API reference's ``### fs.rm(path[, options])`` heading does;
+        its signature joins the heading path of the chunks that start after it. Only a
+        description at the start of a line counts: members nested in a class description
+        (indented) stay under the class (measured worse as their own level, ADR-0009).
+        """
+        if not self.text.startswith(".. ", start) or self._indented(start):
+            return None
+        line_end = self.text.find("\n", start)
+        match = _API_ENTRY.fullmatch(self.text, start, len(self.text) if line_end < 0 else line_end)
+        if match is None:
+            return None
+        return API_LEVEL, match.group(1).strip()[:API_TITLE_CHARS]
+
     def _add_block(self, start: int, end: int) -> None:
-        heading = self._heading_of(start, end)
+        api = self._api_entry(start)
+        if api is not None:  # a new heading path for the chunks after it; no chunk boundary
+            self.headings = [(lv, t) for lv, t in self.headings if lv < api[0]]
+            self.headings.append(api)
+        heading = None if api is not None else self._heading_of(start, end)
         if heading is not None:
             if self._start >= 0 and self._end - self._start >= self.min_chars:
                 self._flush()
