@@ -414,6 +414,46 @@ def test_migration_6_gives_old_chunks_their_document_lead(tmp_path: Path) -> Non
     conn.close()
 
 
+def test_migration_7_relabels_chunks_after_a_rest_api_description(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    text = (
+        "Title\n=====\n\n" + "Opening words of the page. " * 40 + "\n\n"
+        ".. function:: rmtree(path)\n\n   " + "Delete an entire directory tree. " * 40 + "\n"
+    )
+    with KnowledgeStore(db) as store:
+        vs = store.create_vector_store("s").id
+        store.add_file(text.encode(), "shutil.rst", vector_store_id=vs)
+        store.add_file(b"# Notes\n\nNothing to relabel here.", "notes.md", vector_store_id=vs)
+    conn = sqlite3.connect(db, isolation_level=None)
+    now = conn.execute("SELECT id, heading FROM chunks ORDER BY id").fetchall()
+    assert now[-2][1] == "Title > rmtree(path)"  # the page's last chunk (then notes.md)
+    for chunk_id, heading, chunk, context in conn.execute(  # as schema 6 stored them
+        "SELECT id, heading, text, context FROM chunks WHERE heading LIKE '%rmtree%'"
+    ).fetchall():
+        conn.execute(
+            "INSERT INTO chunks_fts(chunks_fts, rowid, heading, text, context) "
+            "VALUES ('delete', ?, ?, ?, ?)",
+            (chunk_id, heading, chunk, context),
+        )
+        conn.execute("UPDATE chunks SET heading = 'Title' WHERE id = ?", (chunk_id,))
+        conn.execute(
+            "INSERT INTO chunks_fts(rowid, heading, text, context) VALUES (?, 'Title', ?, ?)",
+            (chunk_id, chunk, context),
+        )
+    conn.execute("UPDATE chunks SET char_end = char_end - 1 WHERE id = ?", (now[-2][0],))
+    conn.execute("PRAGMA user_version = 6")
+    assert migrate(conn) == SCHEMA_VERSION
+    after = dict(conn.execute("SELECT id, heading FROM chunks").fetchall())
+    assert {k: v for k, v in after.items() if k != now[-2][0]} == {
+        k: v for k, v in now if k != now[-2][0]
+    }
+    assert after[now[-2][0]] == "Title"  # its span no longer matches: left as it was
+    found = conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'heading:rmtree'")
+    assert {r[0] for r in found} == {k for k, v in after.items() if "rmtree" in v}
+    conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+    conn.close()
+
+
 def test_embed_chunks_gives_each_chunk_its_lead() -> None:
     seen: list[str] = []
 

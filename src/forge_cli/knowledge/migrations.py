@@ -161,6 +161,57 @@ _V6_DOCUMENT_CONTEXT: list[str | Callable[[sqlite3.Connection], None]] = [
     END""",
 ]
 
+
+def _relabel_api_chunks(conn: sqlite3.Connection) -> None:
+    """Give stored chunks the heading path the chunker gives them now (reST API descriptions).
+
+    Since schema 7 a top-level ``.. function:: f(x)`` joins the heading path of the chunks
+    after it (``chunking``); chunk boundaries did not change. Each stored text that has a
+    directive is chunked again, and a chunk whose span is the same and whose heading differs
+    gets the new heading, in the table and in the full-text index. A chunk whose span differs
+    (a store from an older chunker) is left as it is. Vectors keep the old heading until
+    ``forge vs reembed --all``.
+    """
+    from forge_cli.knowledge.chunking import chunk_text
+
+    files = conn.execute(
+        "SELECT f.id, f.paged, t.text FROM files f JOIN file_texts t ON t.file_id = f.id "
+        "WHERE instr(t.text, '.. ') > 0"
+    ).fetchall()
+    for file_id, paged, text in files:
+        pages = None
+        if paged:
+            pages = [
+                (int(r[0]), int(r[1]))
+                for r in conn.execute(
+                    "SELECT char_start, char_end FROM pages WHERE file_id = ? ORDER BY number",
+                    (file_id,),
+                )
+            ]
+        specs = {(c.ordinal, c.char_start, c.char_end): c.heading for c in chunk_text(text, pages)}
+        stored = conn.execute(
+            "SELECT id, ordinal, char_start, char_end, heading, text, context FROM chunks "
+            "WHERE file_id = ?",
+            (file_id,),
+        ).fetchall()
+        for chunk_id, ordinal, start, end, heading, chunk, context in stored:
+            new = specs.get((ordinal, start, end))
+            if new is None or new == heading:
+                continue
+            conn.execute(
+                "INSERT INTO chunks_fts(chunks_fts, rowid, heading, text, context) "
+                "VALUES ('delete', ?, ?, ?, ?)",
+                (chunk_id, heading, chunk, context),
+            )
+            conn.execute("UPDATE chunks SET heading = ? WHERE id = ?", (new, chunk_id))
+            conn.execute(
+                "INSERT INTO chunks_fts(rowid, heading, text, context) VALUES (?, ?, ?, ?)",
+                (chunk_id, new, chunk, context),
+            )
+
+
+_V7_API_HEADINGS: list[str | Callable[[sqlite3.Connection], None]] = [_relabel_api_chunks]
+
 MIGRATIONS: list[list[str] | list[str | Callable[[sqlite3.Connection], None]]] = [
     _V1_CORE,
     _V2_EMBEDDINGS,
@@ -168,6 +219,7 @@ MIGRATIONS: list[list[str] | list[str | Callable[[sqlite3.Connection], None]]] =
     _V4_BULK_INDEX,
     _V5_EMBEDDING_MODELS,
     _V6_DOCUMENT_CONTEXT,
+    _V7_API_HEADINGS,
 ]
 """Every migration in order; migration ``i`` brings the schema to version ``i + 1``."""
 
