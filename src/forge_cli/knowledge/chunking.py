@@ -107,9 +107,8 @@ def strip_markup(text: str) -> str:
     so in a bag-of-words vector they pull every chunk the same way. Used for the text a chunk
     is embedded from (``embedding.embed_chunks``); stored and indexed text is unchanged.
     """
-    if ":" not in text:  # every name ends in ":"; most text has none and costs one scan
-        return text
-    text = _ROLE.sub(" ", text)
+    if ":`" in text:  # cheap checks first: most text has no markup at all
+        text = _ROLE.sub(" ", text)
     if ".. " in text:
         if ".. index::" in text:
             text = _INDEX_KIND.sub(" ", text)
@@ -227,7 +226,7 @@ class _Chunker:
         description at the start of a line counts: members nested in a class description
         (indented) stay under the class (measured worse as their own level, ADR-0009).
         """
-        if not self.text.startswith(".. ", start) or self._indented(start):
+        if self._indented(start):
             return None
         line_end = self.text.find("\n", start)
         match = _API_ENTRY.fullmatch(self.text, start, len(self.text) if line_end < 0 else line_end)
@@ -236,7 +235,7 @@ class _Chunker:
         return API_LEVEL, match.group(1).strip()[:API_TITLE_CHARS]
 
     def _add_block(self, start: int, end: int) -> None:
-        api = self._api_entry(start)
+        api = self._api_entry(start) if self.text.startswith(".. ", start) else None
         if api is not None:  # a new heading path for the chunks after it; no chunk boundary
             self.headings = [(lv, t) for lv, t in self.headings if lv < api[0]]
             self.headings.append(api)
