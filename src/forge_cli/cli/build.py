@@ -51,6 +51,7 @@ __all__ = [
     "default_model",
     "engine_config",
     "keep_conversation_model",
+    "needs_agent",
     "new_conversation",
     "run_settings",
     "runnable_settings",
@@ -244,7 +245,7 @@ def runnable_settings(settings: Settings, warn: Callable[[str], None]) -> Settin
     return replace(settings, tools=tuple(t for t in settings.tools if t not in dropped))
 
 
-def _needs_agent(settings: Settings) -> bool:
+def needs_agent(settings: Settings) -> bool:
     """The client runs a tool loop for every request: the user's functions, agent options,
     budgets. (Hosted tools over Chat Completions are decided per request: ``_per_request``.)"""
     return (
@@ -320,7 +321,7 @@ def build_responder(
     With MCP servers (``mcp``), their tools join the loop and their calls are shown as MCP calls
     (``present_mcp=False``: left as ``SERVER__TOOL`` function calls, for scoring).
     """
-    if not _needs_agent(settings) and mcp is None:
+    if not needs_agent(settings) and mcp is None:
         plain = backend_responder(backend)
         if settings.api != "chat":
             return plain
