@@ -31,8 +31,10 @@ DEFERRED = (
     "forge_cli.protocol.response",
     "forge_cli.repl.commands",
     "forge_cli.conversations.export",
+    "pydantic.plugin._loader",
 )
-"""Built or imported after the prompt is drawn (or on first use)."""
+"""Built or imported after the prompt is drawn (or on first use); pydantic scans the installed
+packages for plugins when it builds its first validator, which the prompt does not need."""
 
 _PROBE = f"""
 import json, sys

@@ -153,12 +153,19 @@ def apply_process_limits(settings: Settings) -> None:
     set_max_depth(settings.limits_max_json_depth)
 
 
-def new_conversation(settings: Settings) -> Conversation:
-    """A fresh conversation whose settings come from the resolved run settings."""
-    return Conversation(
+def new_conversation(settings: Settings, *, checked: bool = True) -> Conversation:
+    """A fresh conversation whose settings come from the resolved run settings.
+
+    ``checked=False`` builds it without pydantic's validation (``model_construct``), so its
+    validators are not built yet (``forge chat`` draws its prompt first): the values are the
+    resolved settings' own, already checked, and the same fields are set either way.
+    """
+    conversation = Conversation if checked else Conversation.model_construct
+    session = SessionSettings if checked else SessionSettings.model_construct
+    return conversation(
         api=settings.api,
         base_url=strip_credentials(settings.base_url),
-        settings=SessionSettings(
+        settings=session(
             model=settings.model,
             effort=settings.effort,
             tools=list(settings.tools),

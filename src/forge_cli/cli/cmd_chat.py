@@ -27,7 +27,7 @@ from forge_cli.cli.build import (
 from forge_cli.cli.main import EXIT_CODES_EPILOG
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings, history_path
-from forge_cli.conversations import Conversation, ConversationStore
+from forge_cli.conversations import Conversation, ConversationStore, SessionSettings
 from forge_cli.errors import UsageError
 from forge_cli.wording import plural
 
@@ -47,7 +47,7 @@ def _pick(store: ConversationStore, resume: str | None, cont: bool, settings: Se
         if not latest:
             raise UsageError("no saved conversation to continue")
         return latest[0]
-    return new_conversation(settings)
+    return new_conversation(settings, checked=False)  # validators: built by _run's connect
 
 
 def _edit(initial: str) -> str:
@@ -86,7 +86,10 @@ async def _run(
     backends: list[Backend] = []
 
     def connect() -> Connection:
-        """The backend, the knowledge client and the responder, built together (ADR 0021)."""
+        """The backend, the knowledge client and the responder, built together (ADR 0021);
+        with them, the validators of the conversation models, which ``_pick`` left unbuilt."""
+        for model in (Conversation, SessionSettings):
+            model.model_rebuild()
         backend = build_backend(settings)
         opened.append(backend.aclose)
         backends.append(backend)
