@@ -175,7 +175,11 @@ class ChatSession:
             self._refresh = asyncio.get_running_loop().create_task(self.refresh_vector_stores())
 
     async def aclose(self) -> None:
-        """Stop the completion cache's refresh and release what ``connect`` built."""
+        """Stop the completion cache's refresh and release what ``connect`` built (after the
+        background imports, which must not be cut off by the interpreter's exit)."""
+        from forge_cli._lazy import wait_for_background_imports
+
+        wait_for_background_imports()
         if self._refresh is not None:
             self._refresh.cancel()
             with contextlib.suppress(asyncio.CancelledError, ForgeError):
