@@ -73,11 +73,14 @@ def request_sent() -> None:
         callback()
 
 
-def import_in_background(modules: Iterable[str]) -> threading.Thread:
+def import_in_background(
+    modules: Iterable[str], then: Callable[[], None] | None = None
+) -> threading.Thread:
     """Import ``modules`` on a daemon thread; :func:`wait_for_background_imports` joins it.
 
     A module that fails to import is skipped: the main thread imports it again when it needs it
-    and gets the error there, where it is reported as usual.
+    and gets the error there, where it is reported as usual. ``then`` is called on the thread
+    once the imports are done (``forge chat`` hands the rest to its event loop).
     """
     import threading
 
@@ -89,6 +92,8 @@ def import_in_background(modules: Iterable[str]) -> threading.Thread:
                 importlib.import_module(name)
             except Exception:  # the main thread imports it again and reports the error
                 continue
+        if then is not None:
+            then()
 
     thread = threading.Thread(target=run, name="forge-warm-up", daemon=True)
     with _lock:

@@ -51,6 +51,7 @@ __all__ = [
     "default_model",
     "engine_config",
     "keep_conversation_model",
+    "needs_agent",
     "new_conversation",
     "run_settings",
     "runnable_settings",
@@ -152,12 +153,19 @@ def apply_process_limits(settings: Settings) -> None:
     set_max_depth(settings.limits_max_json_depth)
 
 
-def new_conversation(settings: Settings) -> Conversation:
-    """A fresh conversation whose settings come from the resolved run settings."""
-    return Conversation(
+def new_conversation(settings: Settings, *, checked: bool = True) -> Conversation:
+    """A fresh conversation whose settings come from the resolved run settings.
+
+    ``checked=False`` builds it without pydantic's validation (``model_construct``), so its
+    validators are not built yet (``forge chat`` draws its prompt first): the values are the
+    resolved settings' own, already checked, and the same fields are set either way.
+    """
+    conversation = Conversation if checked else Conversation.model_construct
+    session = SessionSettings if checked else SessionSettings.model_construct
+    return conversation(
         api=settings.api,
         base_url=strip_credentials(settings.base_url),
-        settings=SessionSettings(
+        settings=session(
             model=settings.model,
             effort=settings.effort,
             tools=list(settings.tools),
@@ -244,7 +252,7 @@ def runnable_settings(settings: Settings, warn: Callable[[str], None]) -> Settin
     return replace(settings, tools=tuple(t for t in settings.tools if t not in dropped))
 
 
-def _needs_agent(settings: Settings) -> bool:
+def needs_agent(settings: Settings) -> bool:
     """The client runs a tool loop for every request: the user's functions, agent options,
     budgets. (Hosted tools over Chat Completions are decided per request: ``_per_request``.)"""
     return (
@@ -320,7 +328,7 @@ def build_responder(
     With MCP servers (``mcp``), their tools join the loop and their calls are shown as MCP calls
     (``present_mcp=False``: left as ``SERVER__TOOL`` function calls, for scoring).
     """
-    if not _needs_agent(settings) and mcp is None:
+    if not needs_agent(settings) and mcp is None:
         plain = backend_responder(backend)
         if settings.api != "chat":
             return plain

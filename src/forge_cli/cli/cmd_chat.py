@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,18 +18,21 @@ from forge_cli.cli.build import (
     build_view_factory,
     default_model,
     keep_conversation_model,
+    needs_agent,
     new_conversation,
     run_settings,
     stores_responses,
     tool_output_guard,
 )
-from forge_cli.cli.knowledge import build_knowledge_client
 from forge_cli.cli.main import EXIT_CODES_EPILOG
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings, history_path
-from forge_cli.conversations import Conversation, ConversationStore
+from forge_cli.conversations import Conversation, ConversationStore, SessionSettings
 from forge_cli.errors import UsageError
 from forge_cli.wording import plural
+
+if TYPE_CHECKING:
+    from forge_cli.backends.base import Backend
 
 __all__ = ["chat"]
 
@@ -43,11 +47,29 @@ def _pick(store: ConversationStore, resume: str | None, cont: bool, settings: Se
         if not latest:
             raise UsageError("no saved conversation to continue")
         return latest[0]
-    return new_conversation(settings)
+    return new_conversation(settings, checked=False)  # validators: built by _run's connect
 
 
 def _edit(initial: str) -> str:
     return click.edit(initial, extension=".md") or ""
+
+
+def _warm_modules(settings: Settings) -> tuple[str, ...]:
+    """What ``connect`` and the first turn import, imported while the prompt waits for input."""
+    if settings.api == "chat":
+        backend: tuple[str, ...] = ("forge_cli.backends.chat_completions",)
+    else:
+        backend = (
+            "forge_cli.backends.responses_http",
+            "forge_cli.backends.knowledge_http",
+            "forge_cli.cli.knowledge",
+        )
+    return (
+        *backend,
+        "forge_cli.conversations.requests",
+        "forge_cli.protocol.response",
+        "forge_cli.repl.commands",
+    )
 
 
 async def _run(
@@ -56,40 +78,63 @@ async def _run(
     store: ConversationStore | None,
     mcp_values: tuple[str, ...] = (),
 ) -> None:
-    from forge_cli.repl.session import ChatSession
+    from forge_cli.repl.session import ChatSession, Connection
 
-    backend = build_backend(settings)
     mcp = build_mcp(mcp_values)
     interactive = sys.stdin.isatty()
-    knowledge = None
-    refresh: asyncio.Task[None] | None = None
-    if settings.api != "chat" and not backend_overridden(backend):
-        knowledge = build_knowledge_client(settings)
+    opened: list[Callable[[], Awaitable[None]]] = []  # closed when the chat ends
+    backends: list[Backend] = []
+
+    def connect() -> Connection:
+        """The backend, the knowledge client and the responder, built together (ADR 0021);
+        with them, the validators of the conversation models, which ``_pick`` left unbuilt."""
+        for model in (Conversation, SessionSettings):
+            model.model_rebuild()
+        backend = build_backend(settings)
+        opened.append(backend.aclose)
+        backends.append(backend)
+        knowledge = None
+        if settings.api != "chat" and not backend_overridden(backend):
+            from forge_cli.cli.knowledge import build_knowledge_client
+
+            knowledge = build_knowledge_client(settings)
+            opened.append(knowledge.aclose)
+        return Connection(
+            build_responder(settings, backend, interactive=interactive, mcp=mcp),
+            knowledge=knowledge,
+            stores_responses=stores_responses(backend),
+            list_models=getattr(backend, "list_models", None),
+        )
+
+    session: ChatSession | None = None
     try:
         session = ChatSession(
             conversation,
-            build_responder(settings, backend, interactive=interactive, mcp=mcp),
             out=sys.stdout,
             err=sys.stderr,
             store=store,
             view_factory=build_view_factory(settings),
-            stores_responses=stores_responses(backend),
             default_model=default_model(settings),
             debug=settings.debug,
             editor=_edit,
-            knowledge=knowledge,
             mcp=mcp,
+            connect=connect,
+            warm_modules=_warm_modules(settings),
         )
-        session.list_models = getattr(backend, "list_models", None)
         session.default_scope = ", ".join(settings.engine_default_vector_stores)
-        session.models_are_fixed = settings.api == "local" and not backend_overridden(backend)
+        if settings.api == "local" or needs_agent(settings):
+            # The local engine names its model in the toolbar, and the agent's options are
+            # checked when it is built: both before the prompt, as the user expects.
+            session.connect()
+            session.models_are_fixed = settings.api == "local" and not any(
+                backend_overridden(backend) for backend in backends
+            )
         if session.models_are_fixed and not settings.model and session.list_models is not None:
             session.default_model = (await session.list_models())[0]  # shown, not "default"
         if interactive:
             from forge_cli.repl.prompt import PromptReader
 
             reader: Any = PromptReader(history_path())
-            refresh = asyncio.create_task(session.refresh_vector_stores())
         else:
             from forge_cli.repl.prompt import StreamReader
 
@@ -104,13 +149,12 @@ async def _run(
         if session.conversation.turns and store is not None:
             session.say(f"Saved. Resume with: forge chat --resume {session.conversation.id}")
     finally:
-        if refresh is not None:
-            refresh.cancel()
+        if session is not None:
+            await session.aclose()
         if mcp is not None:
             await mcp.aclose()
-        await backend.aclose()
-        if knowledge is not None:
-            await knowledge.aclose()
+        for close in opened:
+            await close()
 
 
 @click.command(epilog=EXIT_CODES_EPILOG)

@@ -9,7 +9,10 @@ from __future__ import annotations
 from forge_cli.knowledge.db import Database
 from forge_cli.knowledge.embedding import Embedder
 
-__all__ = ["StoreBase"]
+__all__ = ["DEFAULT_MAX_FILE_BYTES", "StoreBase"]
+
+DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
+"""Files larger than this (50 MB) are rejected unless the store is configured otherwise."""
 
 
 class StoreBase:

@@ -6,6 +6,8 @@ extraction, chunking, embedding) happens before any write. A batch then writes u
 and merge a new index segment per file, which costs more than indexing the text itself. Each file
 of a batch has its own savepoint, so one failing file is reported and the others are kept; the
 batch's chunks enter the full-text index in one statement at the end (see ``index_chunks``).
+Ingestion (chunking, text extraction, ``html.parser``) is imported when a file goes in, not with
+the store: a search never needs it.
 """
 
 from __future__ import annotations
@@ -17,30 +19,22 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from forge_cli.errors import ForgeError
 from forge_cli.knowledge.base import StoreBase
 from forge_cli.knowledge.db import Database, StoreUnwritable, translate_sqlite_errors
-from forge_cli.knowledge.extract import FileRejected
-from forge_cli.knowledge.ingest import (
-    PreparedFile,
-    index_chunks,
-    insert_prepared,
-    next_chunk_id,
-    prepare_file,
-    read_path,
-    stop_on_interrupt,
-    validate_attributes,
-    walk_paths,
-)
 from forge_cli.knowledge.models import (
     Attributes,
     BatchReport,
     IngestResult,
     ProgressCallback,
 )
-from forge_cli.knowledge.records import fetch_file, require_store
+from forge_cli.knowledge.records import fetch_file, require_store, validate_attributes
 from forge_cli.knowledge.vector_stores import attach
+
+if TYPE_CHECKING:
+    from forge_cli.knowledge.ingest import PreparedFile
 
 __all__ = ["BATCH_BYTES", "BATCH_FILES", "IngestOps"]
 
@@ -59,6 +53,15 @@ class _Source:
     load: Callable[[], PreparedFile]
     skipped: str | None = None
     """Why the directory walk refused this file (it is reported, never read)."""
+
+
+def insert_prepared(
+    conn: sqlite3.Connection, prepared: PreparedFile, *, index: bool = True
+) -> tuple[str, bool]:
+    """:func:`forge_cli.knowledge.ingest.insert_prepared` (its module is imported on first use)."""
+    from forge_cli.knowledge import ingest
+
+    return ingest.insert_prepared(conn, prepared, index=index)
 
 
 def _store(
@@ -122,6 +125,8 @@ class _BatchWriter:
 
     def flush(self) -> None:
         """Write the pending files in one transaction (each under its own savepoint)."""
+        from forge_cli.knowledge.ingest import index_chunks, next_chunk_id
+
         pending, self._pending, self._pending_bytes = self._pending, [], 0
         if pending:
             try:
@@ -245,6 +250,8 @@ class IngestOps(StoreBase):
         A bad file never stops the batch. ``progress(done, total, filename)`` is called for each
         file, in order, once its fate is settled, so a caller can draw a progress bar.
         """
+        from forge_cli.knowledge.ingest import walk_paths
+
         attrs = validate_attributes(attributes)
         self._check_target(vector_store_id)
         sources = [
@@ -264,6 +271,9 @@ class IngestOps(StoreBase):
     ) -> BatchReport:
         """Prepare and write ``sources``. ``interruptible`` (a user's files from disk): Ctrl+C
         stops after the current file, and what was prepared is committed."""
+        from forge_cli.knowledge.extract import FileRejected
+        from forge_cli.knowledge.ingest import stop_on_interrupt
+
         writer = _BatchWriter(self._db, vector_store_id, attributes, progress, len(sources))
         not_started = 0
         with stop_on_interrupt() if interruptible else nullcontext(_never) as stop_requested:
@@ -291,11 +301,15 @@ class IngestOps(StoreBase):
         )
 
     def _prepare(self, filename: str, content: bytes) -> PreparedFile:
+        from forge_cli.knowledge.ingest import prepare_file
+
         return prepare_file(
             filename, content, max_bytes=self.max_file_bytes, embedder=self.embedder
         )
 
     def _prepare_path(self, path: Path) -> PreparedFile:
+        from forge_cli.knowledge.ingest import read_path
+
         return self._prepare(path.name, read_path(path, self.max_file_bytes))
 
     def _check_target(self, vector_store_id: str | None) -> None:

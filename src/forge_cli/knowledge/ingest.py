@@ -8,19 +8,18 @@ Oversized files are rejected from their size alone, before any byte is read.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import secrets
 import signal
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from forge_cli.errors import UsageError
+from forge_cli.knowledge.base import DEFAULT_MAX_FILE_BYTES
 from forge_cli.knowledge.chunking import ChunkSpec, chunk_text, document_context
 from forge_cli.knowledge.dense import bump_generation, ensure_model
 from forge_cli.knowledge.embedding import Embedder, embed_chunks, embedder_name
@@ -31,7 +30,7 @@ from forge_cli.knowledge.extract import (
     extract_text,
     file_kind,
 )
-from forge_cli.knowledge.models import Attributes
+from forge_cli.knowledge.records import new_id, validate_attributes
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -47,17 +46,6 @@ __all__ = [
     "validate_attributes",
     "walk_paths",
 ]
-
-DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
-"""Files larger than this (50 MB) are rejected unless the store is configured otherwise."""
-
-_MAX_ATTRIBUTES = 16
-_MAX_ATTRIBUTE_CHARS = 512
-
-
-def new_id(prefix: str) -> str:
-    """A fresh random id such as ``file_3f9a…`` or ``vs_b41c…``."""
-    return f"{prefix}_{secrets.token_hex(12)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,28 +130,6 @@ def prepare_file(
         dim=dim,
         context=context,
     )
-
-
-def validate_attributes(raw: Mapping[str, object] | None) -> Attributes:
-    """Check membership attributes (≤ 16 keys; string, number or boolean values)."""
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise UsageError("attributes must be an object of key: value pairs")
-    if len(raw) > _MAX_ATTRIBUTES:
-        raise UsageError(f"at most {_MAX_ATTRIBUTES} attributes are allowed, got {len(raw)}")
-    result: Attributes = {}
-    for key, value in raw.items():
-        if not isinstance(key, str) or not key or len(key) > 64:
-            raise UsageError(f"attribute key {key!r} must be a string of 1 to 64 characters")
-        if not isinstance(value, str | int | float | bool):
-            raise UsageError(
-                f"attribute {key!r} must be a string, number or boolean, got {type(value).__name__}"
-            )
-        if isinstance(value, str) and len(value) > _MAX_ATTRIBUTE_CHARS:
-            raise UsageError(f"attribute {key!r} is longer than {_MAX_ATTRIBUTE_CHARS} chars")
-        result[key] = value
-    return result
 
 
 def insert_prepared(
@@ -349,8 +315,3 @@ def stop_on_interrupt() -> Iterator[Callable[[], bool]]:
         yield requested.is_set
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def attributes_json(attributes: Attributes) -> str:
-    """Attributes as stored in the membership table."""
-    return json.dumps(attributes, ensure_ascii=False, sort_keys=True)

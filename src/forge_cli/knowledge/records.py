@@ -7,23 +7,33 @@ same way everywhere (also inside a write transaction, where the connection is pa
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Mapping, Sequence
 
 from forge_cli.errors import NotFoundError, UsageError
-from forge_cli.knowledge.models import FileCounts, FileRecord, VectorStore, VectorStoreFile
+from forge_cli.knowledge.models import (
+    Attributes,
+    FileCounts,
+    FileRecord,
+    VectorStore,
+    VectorStoreFile,
+)
 from forge_cli.knowledge.search import parse_attributes
 
 __all__ = [
     "FILE_COLUMNS",
     "MEMBER_COLUMNS",
     "VS_COLUMNS",
+    "attributes_json",
     "check_metadata",
     "check_name",
     "fetch_file",
     "file_record",
     "member_record",
+    "new_id",
     "require_store",
+    "validate_attributes",
     "vector_store_record",
 ]
 
@@ -114,3 +124,40 @@ def check_name(name: str) -> str:
     if not isinstance(name, str) or not name.strip() or len(name) > 256:
         raise UsageError("a vector store name must be 1 to 256 characters")
     return name.strip()
+
+
+_MAX_ATTRIBUTES = 16
+_MAX_ATTRIBUTE_CHARS = 512
+
+
+def new_id(prefix: str) -> str:
+    """A fresh random id such as ``file_3f9a…`` or ``vs_b41c…`` (what ``secrets.token_hex(12)``
+    gives, without importing ``secrets``)."""
+    return f"{prefix}_{os.urandom(12).hex()}"
+
+
+def validate_attributes(raw: Mapping[str, object] | None) -> Attributes:
+    """Check membership attributes (≤ 16 keys; string, number or boolean values)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise UsageError("attributes must be an object of key: value pairs")
+    if len(raw) > _MAX_ATTRIBUTES:
+        raise UsageError(f"at most {_MAX_ATTRIBUTES} attributes are allowed, got {len(raw)}")
+    result: Attributes = {}
+    for key, value in raw.items():
+        if not isinstance(key, str) or not key or len(key) > 64:
+            raise UsageError(f"attribute key {key!r} must be a string of 1 to 64 characters")
+        if not isinstance(value, str | int | float | bool):
+            raise UsageError(
+                f"attribute {key!r} must be a string, number or boolean, got {type(value).__name__}"
+            )
+        if isinstance(value, str) and len(value) > _MAX_ATTRIBUTE_CHARS:
+            raise UsageError(f"attribute {key!r} is longer than {_MAX_ATTRIBUTE_CHARS} chars")
+        result[key] = value
+    return result
+
+
+def attributes_json(attributes: Attributes) -> str:
+    """Attributes as stored in the membership table."""
+    return json.dumps(attributes, ensure_ascii=False, sort_keys=True)

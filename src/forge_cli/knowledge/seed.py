@@ -2,14 +2,20 @@
 
 A new user can ask about Forge at once. The store records a hash of the bundled pages in its
 metadata; when a new Forge ships different pages, the store is re-seeded on next use.
+
+Every first use of the store checks this, so the check is cheap: the pages are read from the
+package's directory (``importlib.resources`` only when the package is not on disk), and a stamp
+(Forge's version, the number of pages, a CRC-32 of their names and contents) stands for the
+SHA-256 once it has been recorded next to it; ``hashlib`` is imported only when the stamp differs.
 """
 
 from __future__ import annotations
 
-import hashlib
-from importlib import resources
+import os
+import zlib
 
-from forge_cli.errors import KnowledgeError, NotFoundError
+from forge_cli.__about__ import __version__
+from forge_cli.errors import ForgeError, KnowledgeError, NotFoundError
 from forge_cli.knowledge.models import VectorStore
 from forge_cli.knowledge.store import KnowledgeStore
 
@@ -17,10 +23,26 @@ __all__ = ["SEED_STORE_NAME", "bundled_docs", "ensure_seed_store"]
 
 SEED_STORE_NAME = "forge-docs"
 _HASH_KEY = "forge_seed_sha256"
+_STAMP_KEY = "forge_seed_stamp"
 
 
 def bundled_docs() -> list[tuple[str, bytes]]:
     """The bundled Markdown pages as (filename, content), sorted by name."""
+    root = os.path.join(os.path.dirname(__file__), "bundled")
+    if not os.path.isdir(root):  # installed in a zip: ask the import system
+        return _bundled_by_resources()
+    pages = []
+    with os.scandir(root) as entries:
+        for entry in entries:
+            if entry.is_file() and entry.name.endswith(".md"):
+                with open(entry.path, "rb") as handle:
+                    pages.append((entry.name, handle.read()))
+    return sorted(pages)
+
+
+def _bundled_by_resources() -> list[tuple[str, bytes]]:
+    from importlib import resources
+
     root = resources.files("forge_cli.knowledge").joinpath("bundled")
     pages = [
         (entry.name, entry.read_bytes())
@@ -31,10 +53,20 @@ def bundled_docs() -> list[tuple[str, bytes]]:
 
 
 def _docs_hash(pages: list[tuple[str, bytes]]) -> str:
+    import hashlib
+
     digest = hashlib.sha256()
     for name, content in pages:
         digest.update(name.encode() + b"\0" + hashlib.sha256(content).digest())
     return digest.hexdigest()
+
+
+def _docs_stamp(pages: list[tuple[str, bytes]]) -> str:
+    """``VERSION/PAGES/CRC32``: changes with the version and with any page's name or content."""
+    crc = 0
+    for name, content in pages:
+        crc = zlib.crc32(content, zlib.crc32(name.encode() + b"\0", crc))
+    return f"{__version__}/{len(pages)}/{crc:08x}"
 
 
 def ensure_seed_store(store: KnowledgeStore) -> VectorStore:
@@ -46,10 +78,22 @@ def ensure_seed_store(store: KnowledgeStore) -> VectorStore:
     stale page that another process already removed is not an error.
     """
     pages = bundled_docs()
-    wanted = _docs_hash(pages)
+    stamp = _docs_stamp(pages)
     existing = store.find_vector_store(SEED_STORE_NAME)
+    metadata = existing.metadata if existing is not None else {}
+    if existing is not None and _HASH_KEY in metadata and metadata.get(_STAMP_KEY) == stamp:
+        return existing  # recorded with these very pages: no need to hash them
+    wanted = _docs_hash(pages)
     if existing is not None and existing.metadata.get(_HASH_KEY) == wanted:
-        return existing
+        # Seeded by a Forge that recorded no stamp (or another version with the same pages):
+        # record this one, so the next use need not hash. A store that cannot be written to
+        # is still the right one.
+        try:
+            return store.update_vector_store(
+                existing.id, metadata={**existing.metadata, _STAMP_KEY: stamp}
+            )
+        except ForgeError:
+            return existing
     if existing is None:
         existing = store.find_or_create_vector_store(
             SEED_STORE_NAME,
@@ -68,6 +112,7 @@ def ensure_seed_store(store: KnowledgeStore) -> VectorStore:
         _remove_stale(store, existing.id, stale)
     metadata = dict(existing.metadata)
     metadata[_HASH_KEY] = wanted
+    metadata[_STAMP_KEY] = stamp
     return store.update_vector_store(existing.id, metadata=metadata)
 
 

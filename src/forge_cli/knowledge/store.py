@@ -12,18 +12,21 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from forge_cli.errors import UsageError
 from forge_cli.knowledge import documents
+from forge_cli.knowledge.base import DEFAULT_MAX_FILE_BYTES
 from forge_cli.knowledge.batch import IngestOps
 from forge_cli.knowledge.db import Database
 from forge_cli.knowledge.embedding import Embedder
 from forge_cli.knowledge.files import FileOps
-from forge_cli.knowledge.ingest import DEFAULT_MAX_FILE_BYTES
 from forge_cli.knowledge.models import DocumentHit, FileText, Page, SearchHit
-from forge_cli.knowledge.reembed import ReembedProgress, ReembedResult, reembed
 from forge_cli.knowledge.search import resolve_scope, search_chunks
 from forge_cli.knowledge.vector_stores import VectorStoreOps
+
+if TYPE_CHECKING:
+    from forge_cli.knowledge.reembed import ReembedProgress, ReembedResult
 
 __all__ = ["KnowledgeStore"]
 
@@ -129,6 +132,8 @@ class KnowledgeStore(VectorStoreOps, FileOps, IngestOps):
         """
         if self.embedder is None:
             raise UsageError("this store has no embedding model to re-embed with")
+        from forge_cli.knowledge.reembed import reembed
+
         return reembed(self._db, self.embedder, everything=everything, progress=progress)
 
     def read_file(self, file_id: str) -> FileText:

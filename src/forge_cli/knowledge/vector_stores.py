@@ -12,15 +12,17 @@ from collections.abc import Iterable, Mapping
 
 from forge_cli.errors import NotFoundError
 from forge_cli.knowledge.base import StoreBase
-from forge_cli.knowledge.ingest import attributes_json, new_id, validate_attributes
 from forge_cli.knowledge.models import Attributes, VectorStore, VectorStoreFile
 from forge_cli.knowledge.records import (
     MEMBER_COLUMNS,
     VS_COLUMNS,
+    attributes_json,
     check_metadata,
     check_name,
     member_record,
+    new_id,
     require_store,
+    validate_attributes,
     vector_store_record,
 )
 

@@ -9,7 +9,6 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion, Path
 from prompt_toolkit.document import Document
 
 from forge_cli.config.settings import TOOL_NAMES
-from forge_cli.repl.commands import REGISTRY
 
 if TYPE_CHECKING:
     from forge_cli.repl.session import ChatSession
@@ -33,6 +32,8 @@ class ReplCompleter(Completer):
         text = document.text_before_cursor
         if not text.startswith("/") or text.startswith("//") or "\n" in text:
             return
+        from forge_cli.repl.commands import REGISTRY  # the first Tab, not the first prompt
+
         words = text[1:].split(" ")
         if len(words) == 1:
             for cmd in REGISTRY:

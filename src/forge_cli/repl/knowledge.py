@@ -11,7 +11,6 @@ upload``.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
@@ -61,6 +60,8 @@ class ProgressLine:
         full, empty = ("#", "-") if self.ascii_only else ("█", "░")
         filled = self._BAR * min(done, total) // total
         text = f"{full * filled}{empty * (self._BAR - filled)} {done}/{total}  "
+        import shutil  # only a bar being drawn needs it (not ``forge vs search``)
+
         width = shutil.get_terminal_size((80, 24)).columns - 1
         name = sanitize(filename.replace("\n", " "))
         line = (text + name)[: max(width, len(text))]

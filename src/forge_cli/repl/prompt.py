@@ -7,6 +7,7 @@ can never show stale values.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import select
 import sys
@@ -82,9 +83,15 @@ class PromptReader:
         if pending.count("\n") == 1 and pending.endswith("\n"):
             return pending[:-1]  # one line typed ahead and entered: it is the next message
         # handle_sigint=False: the chat session owns SIGINT for its whole run (Ctrl+C at the
-        # prompt is a key press in raw mode anyway).
+        # prompt is a key press in raw mode anyway). ``pre_run`` comes right before the prompt
+        # is drawn: what answers is built after the drawing (ChatSession.prompt_drawn).
+        loop = asyncio.get_running_loop()
+
+        def pre_run() -> None:
+            loop.call_soon(session.prompt_drawn)  # runs once the prompt is on screen
+
         return await self._prompt.prompt_async(
-            "forge> ", handle_sigint=False, default=pending.rstrip("\n")
+            "forge> ", handle_sigint=False, default=pending.rstrip("\n"), pre_run=pre_run
         )
 
 
@@ -130,8 +137,6 @@ class StreamReader:
 
     async def read(self, session: ChatSession) -> str:
         """The next line; EOFError at the end of the input."""
-        import asyncio
-
         readline = getattr(self._stream, "readline")  # noqa: B009
         line: str = await asyncio.to_thread(readline)
         if not line:

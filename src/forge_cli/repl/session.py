@@ -3,6 +3,11 @@
 :class:`ChatSession` takes its output streams, its responder (what answers) and its view factory
 as parameters, so tests drive it with a scripted responder and a ``StringIO`` (ARCHITECTURE
 §3.13). The conversation it holds is the one source of truth for the session's settings.
+
+What answers may instead come from a ``connect`` factory (ADR 0021): ``forge chat`` draws its
+prompt before the backend, the HTTP stack and the knowledge client exist. The session builds
+them on the main thread on first use, or once the prompt is drawn and their modules were
+imported on a background thread, whichever comes first; until then nothing sees them half-built.
 """
 
 from __future__ import annotations
@@ -11,27 +16,27 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from forge_cli.agent.turn import Responder, TurnOutcome, run_turn
+from forge_cli.agent.turn import Responder, TurnOutcome, response_type, run_turn
 from forge_cli.conversations.model import Conversation, SessionSettings, Turn
-from forge_cli.conversations.requests import build_request
 from forge_cli.conversations.store import ConversationStore
 from forge_cli.errors import ForgeError
-from forge_cli.protocol.loop_events import AnswerUpdate
-from forge_cli.protocol.response import Response
 from forge_cli.redact import redact
-from forge_cli.repl.commands import REGISTRY, CommandResult
 from forge_cli.repl.view import RendererView, TurnView, ViewFactory, view_end, view_sink
 from forge_cli.sanitize import sanitize
 
 if TYPE_CHECKING:
     from forge_cli.knowledge.client import KnowledgeClient
     from forge_cli.mcp.manager import McpManager
+    from forge_cli.protocol.loop_events import AnswerUpdate
+    from forge_cli.protocol.response import Response
     from forge_cli.render.plain import PlainRenderer
+    from forge_cli.repl.commands import CommandResult
 
-__all__ = ["IDLE_INTERRUPT_HINT", "ChatSession", "LineReader"]
+__all__ = ["IDLE_INTERRUPT_HINT", "ChatSession", "Connection", "LineReader"]
 
 IDLE_INTERRUPT_HINT = "(Ctrl+C cancels an answer; press Ctrl+D or type /exit to quit)"
 
@@ -44,13 +49,30 @@ class LineReader(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Connection:
+    """What a session talks to, as its ``connect`` factory builds it (all at once)."""
+
+    responder: Responder
+    knowledge: KnowledgeClient | None = None
+    stores_responses: bool = False
+    list_models: Callable[[], Awaitable[list[str]]] | None = None
+    close: Callable[[], Awaitable[None]] | None = None
+    """Releases what the factory opened (the backend's connections, the knowledge client)."""
+
+
 class ChatSession:
-    """One interactive chat over a conversation."""
+    """One interactive chat over a conversation.
+
+    Either ``responder`` (with ``knowledge`` and ``stores_responses``) is given, or ``connect``
+    builds them on first use (:meth:`connect`; :meth:`prompt_drawn` starts it early, after
+    importing ``warm_modules`` on a background thread). :meth:`aclose` releases what it built.
+    """
 
     def __init__(
         self,
         conversation: Conversation,
-        responder: Responder,
+        responder: Responder | None = None,
         *,
         out: TextIO,
         err: TextIO | None = None,
@@ -62,22 +84,30 @@ class ChatSession:
         debug: bool = False,
         editor: Callable[[str], str] | None = None,
         mcp: McpManager | None = None,
+        connect: Callable[[], Connection] | None = None,
+        warm_modules: Iterable[str] = (),
     ) -> None:
+        if (responder is None) == (connect is None):
+            raise TypeError("ChatSession needs either a responder or a connect factory")
         self.conversation = conversation
-        self.responder = responder
+        self._connect = connect
+        self._warm_modules = tuple(warm_modules)
+        self._warming = False
+        self._connection: Connection | None = None
+        self._refresh: asyncio.Task[None] | None = None
+        self._responder = responder
         self.out = out
         self.err = err or out
         self.store = store
         self.view_factory: ViewFactory = view_factory or (lambda: _plain_view(out, self.err))
-        self.knowledge = knowledge
-        self.stores_responses = stores_responses
+        self._knowledge = knowledge
+        self._stores_responses = stores_responses
         self.default_model = default_model
         self.debug = debug
         self.editor = editor
         self.vector_store_cache: list[str] = []
         self.mcp = mcp  # the session's McpManager (forge_cli.mcp), for /mcp and completion
-        self.list_models: Callable[[], Awaitable[list[str]]] | None = None
-        """The backend's model list (``/model`` shows it), when the backend has one."""
+        self._list_models: Callable[[], Awaitable[list[str]]] | None = None
         self.default_scope = ""
         """The stores the built-in engine searches when no tool is on ("" : all of them)."""
         self.models_are_fixed = False
@@ -86,6 +116,119 @@ class ChatSession:
         self._outcome: TurnOutcome | None = None
         self._last: Response | None = None
         self._sigint_owned = False
+
+    # -- what answers -----------------------------------------------------------------------
+
+    def connect(self) -> None:
+        """Build what answers now, if a ``connect`` factory is still pending (main thread).
+
+        Waits for the background imports first, so no module is imported twice at once. An error
+        of the factory propagates and leaves it pending: the next use tries again.
+        """
+        if self._connect is None:
+            return
+        from forge_cli._lazy import wait_for_background_imports
+
+        wait_for_background_imports()
+        connection = self._connect()
+        self._connect = None
+        self._connection = connection
+        self._responder = connection.responder
+        self._knowledge = connection.knowledge
+        self._stores_responses = connection.stores_responses
+        self._list_models = connection.list_models
+
+    @property
+    def connected(self) -> bool:
+        """Whether what answers is built (always, without a ``connect`` factory)."""
+        return self._connect is None
+
+    def prompt_drawn(self) -> None:
+        """The prompt is on screen: import what answers on a background thread, then build it
+        on the event loop's thread and fill the completion cache of vector stores. Once."""
+        if self._warming:
+            return
+        self._warming = True
+        if self._connect is None:
+            self._start_refresh()
+            return
+        from forge_cli._lazy import import_in_background
+
+        loop = asyncio.get_running_loop()
+
+        def imported() -> None:  # on the background thread
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the session ended
+                loop.call_soon_threadsafe(self._warmed)
+
+        import_in_background(self._warm_modules, then=imported)
+
+    def _warmed(self) -> None:
+        if self._connect is not None:
+            try:
+                self.connect()
+            except ForgeError:
+                return  # the first use reports it (a turn fails with the error line)
+        self._start_refresh()
+
+    def _start_refresh(self) -> None:
+        if self._knowledge is not None and self._refresh is None:
+            self._refresh = asyncio.get_running_loop().create_task(self.refresh_vector_stores())
+
+    async def aclose(self) -> None:
+        """Stop the completion cache's refresh and release what ``connect`` built (after the
+        background imports, which must not be cut off by the interpreter's exit)."""
+        from forge_cli._lazy import wait_for_background_imports
+
+        wait_for_background_imports()
+        if self._refresh is not None:
+            self._refresh.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ForgeError):
+                await self._refresh
+            self._refresh = None
+        connection, self._connection = self._connection, None
+        if connection is not None and connection.close is not None:
+            await connection.close()
+
+    @property
+    def responder(self) -> Responder:
+        """What answers a request (built on first use with a ``connect`` factory)."""
+        self.connect()
+        assert self._responder is not None
+        return self._responder
+
+    @responder.setter
+    def responder(self, value: Responder) -> None:
+        self._responder = value
+
+    @property
+    def knowledge(self) -> KnowledgeClient | None:
+        """The knowledge seam for ``/vs``, ``/upload``, ``/docs``, ``/search`` (if any)."""
+        self.connect()
+        return self._knowledge
+
+    @knowledge.setter
+    def knowledge(self, value: KnowledgeClient | None) -> None:
+        self._knowledge = value
+
+    @property
+    def stores_responses(self) -> bool:
+        """Whether follow-ups may use ``previous_response_id`` (else the history is resent)."""
+        self.connect()
+        return self._stores_responses
+
+    @stores_responses.setter
+    def stores_responses(self, value: bool) -> None:
+        self._stores_responses = value
+
+    @property
+    def list_models(self) -> Callable[[], Awaitable[list[str]]] | None:
+        """The backend's model list (``/model`` shows it), when the backend has one."""
+        self.connect()
+        return self._list_models
+
+    @list_models.setter
+    def list_models(self, value: Callable[[], Awaitable[list[str]]] | None) -> None:
+        self._list_models = value
 
     # -- state ------------------------------------------------------------------------------
 
@@ -164,6 +307,8 @@ class ChatSession:
 
     async def run_command(self, line: str) -> CommandResult:
         """Parse and run a slash command; a failure is printed and becomes an empty result."""
+        from forge_cli.repl.commands import REGISTRY, CommandResult
+
         try:
             cmd, args = REGISTRY.parse(line)
             return await cmd.handler(self, args)
@@ -208,6 +353,17 @@ class ChatSession:
             self._task.cancel()
 
     async def _consume(self, text: str, view: TurnView) -> TurnOutcome:
+        from forge_cli.conversations.requests import build_request
+
+        finish = view_end(view)
+        try:
+            self.connect()
+        except ForgeError as exc:  # bad settings met on first use: the turn fails with the line
+            outcome = TurnOutcome("failed", None, exc)
+            self._outcome = outcome
+            finish(outcome)
+            return outcome
+        response_cls: type[Response] | None = None
         request = build_request(
             self.conversation,
             text,
@@ -215,10 +371,12 @@ class ChatSession:
             model=self.default_model,
         )
         show = view_sink(view)
-        finish = view_end(view)
 
         def on_update(update: AnswerUpdate) -> None:
-            if isinstance(update, Response):
+            nonlocal response_cls
+            if response_cls is None:
+                response_cls = response_type()
+            if isinstance(update, response_cls):
                 self._last = update
             show(update)
 

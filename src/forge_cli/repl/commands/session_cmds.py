@@ -7,7 +7,6 @@ import shutil
 import textwrap
 from typing import TYPE_CHECKING
 
-from forge_cli.conversations.export import sources_of
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import REGISTRY, CommandResult, command
 from forge_cli.wording import shorten
@@ -157,6 +156,8 @@ async def history_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 
 @command("sources", "Show the sources of the last answer")
 async def sources_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+    from forge_cli.conversations.export import sources_of
+
     last = session.last_response
     sources = sources_of(last) if last is not None else []
     if not sources:
