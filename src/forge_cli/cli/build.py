@@ -14,27 +14,22 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from forge_cli.backends.base import Backend
 from forge_cli.cli.local_store import engine_config, open_local_store
 from forge_cli.config import Settings, conversations_dir
 from forge_cli.config.tools import LOCAL_UNAVAILABLE_TOOLS
-from forge_cli.conversations import (
-    Conversation,
-    ConversationStore,
-    SessionSettings,
-    strip_credentials,
-)
 from forge_cli.errors import ConfigError, UsageError
-from forge_cli.repl.turn import Responder, backend_responder
-from forge_cli.repl.view import ViewFactory
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pydantic and the protocol models load once ``forge ask``'s request is out
     from forge_cli.agent.factory import AgentConfig, DriverKind
+    from forge_cli.backends.base import Backend
+    from forge_cli.conversations import Conversation, ConversationStore
     from forge_cli.knowledge import KnowledgeStore
     from forge_cli.mcp.manager import McpManager
     from forge_cli.protocol.loop_events import AnswerUpdate
     from forge_cli.protocol.request import Request, ToolChoice
     from forge_cli.render import Renderer
+    from forge_cli.repl.turn import Responder
+    from forge_cli.repl.view import RendererView, ViewFactory
 
 __all__ = [
     "DEFAULT_BASE_URLS",
@@ -51,6 +46,7 @@ __all__ = [
     "default_model",
     "engine_config",
     "keep_conversation_model",
+    "needs_agent",
     "new_conversation",
     "run_settings",
     "runnable_settings",
@@ -152,9 +148,14 @@ def apply_process_limits(settings: Settings) -> None:
     set_max_depth(settings.limits_max_json_depth)
 
 
-def new_conversation(settings: Settings) -> Conversation:
-    """A fresh conversation whose settings come from the resolved run settings."""
+def new_conversation(settings: Settings, conversation_id: str | None = None) -> Conversation:
+    """A fresh conversation whose settings come from the resolved run settings (with
+    ``conversation_id`` when given, else a new id)."""
+    from forge_cli.conversations import Conversation, SessionSettings, strip_credentials
+
+    ids = {} if conversation_id is None else {"id": conversation_id}
     return Conversation(
+        **ids,
         api=settings.api,
         base_url=strip_credentials(settings.base_url),
         settings=SessionSettings(
@@ -244,7 +245,7 @@ def runnable_settings(settings: Settings, warn: Callable[[str], None]) -> Settin
     return replace(settings, tools=tuple(t for t in settings.tools if t not in dropped))
 
 
-def _needs_agent(settings: Settings) -> bool:
+def needs_agent(settings: Settings) -> bool:
     """The client runs a tool loop for every request: the user's functions, agent options,
     budgets. (Hosted tools over Chat Completions are decided per request: ``_per_request``.)"""
     return (
@@ -320,7 +321,9 @@ def build_responder(
     With MCP servers (``mcp``), their tools join the loop and their calls are shown as MCP calls
     (``present_mcp=False``: left as ``SERVER__TOOL`` function calls, for scoring).
     """
-    if not _needs_agent(settings) and mcp is None:
+    if not needs_agent(settings) and mcp is None:
+        from forge_cli.repl.turn import backend_responder
+
         plain = backend_responder(backend)
         if settings.api != "chat":
             return plain
@@ -389,7 +392,6 @@ def build_view_factory(
     import sys
 
     from forge_cli.render import choose_mode
-    from forge_cli.repl.view import RendererView
 
     chosen = choose_mode(
         sys.stdout, json=mode == "json", jsonl=mode == "jsonl", plain=mode == "plain"
@@ -400,6 +402,8 @@ def build_view_factory(
     report = not one_shot or chosen in ("json", "jsonl")
 
     def make() -> RendererView:
+        from forge_cli.repl.view import RendererView
+
         def renderer() -> Renderer:
             from forge_cli.render import make_renderer
 
@@ -452,4 +456,6 @@ def _warm_up_after_request(mode: str) -> None:
 
 def build_store() -> ConversationStore:
     """The saved-conversations directory of this user."""
+    from forge_cli.conversations.store import ConversationStore
+
     return ConversationStore(conversations_dir())
