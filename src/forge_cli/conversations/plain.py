@@ -12,7 +12,7 @@ typed request's body is the same (``ResponsesBackend.send_early``).
 
 from __future__ import annotations
 
-import secrets
+import os
 import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -21,8 +21,12 @@ __all__ = ["first_request_wire", "new_conversation_id", "strip_credentials"]
 
 
 def new_conversation_id() -> str:
-    """A fresh id: ``c`` + date + random hex, sortable and unique enough for one user."""
-    return time.strftime("c%Y%m%d-") + secrets.token_hex(4)
+    """A fresh id: ``c`` + date + random hex, sortable and unique enough for one user.
+
+    ``os.urandom`` is what ``secrets.token_hex`` reads; importing ``secrets`` (hmac, hashlib)
+    is not worth it on the way to ``forge ask``'s request.
+    """
+    return time.strftime("c%Y%m%d-") + os.urandom(4).hex()
 
 
 def strip_credentials(url: str | None) -> str | None:
