@@ -153,18 +153,33 @@ async def test_a_failed_connection_is_reported_once_as_usual() -> None:
         await backend.aclose()
 
 
-async def test_a_different_request_cancels_the_early_send_and_is_sent_itself() -> None:
+@pytest.mark.parametrize(
+    ("early", "wanted"),
+    [
+        ({"model": "m", "input": [{"role": "user", "content": "first"}]}, _request("second")),
+        # equal as Python values, not as JSON: 1 and 1.0 are sent differently
+        (
+            {"model": "m", "input": [{"role": "user", "content": "hi"}], "temperature": 1},
+            _request("hi", temperature=1.0),
+        ),
+    ],
+)
+async def test_a_different_request_cancels_the_early_send_and_is_sent_itself(
+    early: dict[str, Any], wanted: Request
+) -> None:
     with LoopbackServer() as server:
         gate = threading.Event()
         server.add(Reply.sse([], hold_headers=gate), _done("second"))
         backend = ResponsesBackend(server.base_url, api_key=KEY)
         try:
-            await backend.send_early(_request("first").to_wire())
-            events = await _events(backend, _request("second"))
+            await backend.send_early(early)
+            events = await _events(backend, wanted)
         finally:
             gate.set()
             await backend.aclose()
-        assert [r.json()["input"][0]["content"] for r in server.requests] == ["first", "second"]
+        first, second = server.requests
+    assert first.body != second.body
+    assert second.json() == {**wanted.to_wire(), "stream": True}
     assert events[0].data["delta"] == "second"
 
 

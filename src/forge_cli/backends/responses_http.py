@@ -10,6 +10,7 @@ generator (or cancelling the task iterating it) closes the HTTP connection at on
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing
@@ -32,7 +33,7 @@ from forge_cli.backends._http import (
 )
 from forge_cli.backends._kf_events import knowledge_forge_event
 from forge_cli.backends._responses_request import Dialect, responses_body, shape_wire
-from forge_cli.errors import ConfigError, ForgeError, ProtocolError
+from forge_cli.errors import ConfigError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
 from forge_cli.protocol.events import TERMINAL_EVENTS, StreamEvent
@@ -199,7 +200,7 @@ class ResponsesBackend:
 
     async def _take_early(self, body: dict[str, Any]) -> asyncio.Task[httpx2.Response] | None:
         """The early send of ``body`` (it is handed over once), else ``None``."""
-        if self._early is not None and self._early[0] == body:
+        if self._early is not None and _same_json(self._early[0], body):
             task = self._early[1]
             self._early = None
             return task
@@ -215,7 +216,7 @@ class ResponsesBackend:
         task.cancel()
         try:
             response = await task
-        except (asyncio.CancelledError, ForgeError):
+        except (asyncio.CancelledError, Exception):  # abandoned: its outcome is not anyone's
             return
         await response.aclose()
 
@@ -284,6 +285,12 @@ class ResponsesBackend:
         if isinstance(data, dict) and (data.get("object") == "response" or "output" in data):
             return StreamEvent("response.completed", {"response": data})
         raise ProtocolError(f"{ctx.url} sent JSON that is not a Response instead of a stream")
+
+
+def _same_json(sent: dict[str, Any], body: dict[str, Any]) -> bool:
+    """Whether ``body`` serialises to the JSON already sent (key order and ``1`` vs ``1.0``
+    included, which ``==`` alone would not see)."""
+    return sent == body and json.dumps(sent) == json.dumps(body)
 
 
 def _signal_sent(sent: asyncio.Future[None]) -> Callable[[str, dict[str, Any]], Any]:
