@@ -137,9 +137,19 @@ def test_ask_sends_before_pydantic_and_the_models_load(tmp_path: Path, extra: tu
     assert _loaded_at_connect(tmp_path, *extra) == []
 
 
-def test_the_probe_sees_the_models_of_a_typed_first_request(tmp_path: Path) -> None:
-    """A request with hosted tools is built as a model first (so the test above can fail)."""
-    loaded = _loaded_at_connect(tmp_path, "-t", "web-search")
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ("-t", "web-search"),  # hosted tools: their definitions are models
+        ("--max-time", "30"),  # an agent option: the agent loop sends the requests
+        ("--api", "chat", "-m", "m"),  # the Chat Completions backend sends as before
+    ],
+)
+def test_the_probe_sees_the_models_of_a_typed_first_request(
+    tmp_path: Path, extra: tuple[str, ...]
+) -> None:
+    """Other requests are built as models first (so the test above can fail)."""
+    loaded = _loaded_at_connect(tmp_path, *extra)
     assert {"pydantic", "forge_cli.protocol.request"} <= set(loaded)
 
 

@@ -46,12 +46,12 @@ __all__ = [
     "default_model",
     "engine_config",
     "keep_conversation_model",
-    "needs_agent",
     "new_conversation",
     "run_settings",
     "runnable_settings",
     "set_backend_override",
     "stores_responses",
+    "streams_straight",
     "tool_output_guard",
     "warn",
 ]
@@ -245,7 +245,7 @@ def runnable_settings(settings: Settings, warn: Callable[[str], None]) -> Settin
     return replace(settings, tools=tuple(t for t in settings.tools if t not in dropped))
 
 
-def needs_agent(settings: Settings) -> bool:
+def _needs_agent(settings: Settings) -> bool:
     """The client runs a tool loop for every request: the user's functions, agent options,
     budgets. (Hosted tools over Chat Completions are decided per request: ``_per_request``.)"""
     return (
@@ -259,6 +259,12 @@ def needs_agent(settings: Settings) -> bool:
         or settings.max_time is not None
         or settings.token_budget is not None
     )
+
+
+def streams_straight(settings: Settings, mcp: McpManager | None) -> bool:
+    """Whether :func:`build_responder` hands every request straight to the backend (no agent
+    loop, not even per request): ``forge ask`` may then send its request early (ADR 0020)."""
+    return not _needs_agent(settings) and mcp is None and settings.api != "chat"
 
 
 def agent_config(settings: Settings) -> AgentConfig:
@@ -321,11 +327,11 @@ def build_responder(
     With MCP servers (``mcp``), their tools join the loop and their calls are shown as MCP calls
     (``present_mcp=False``: left as ``SERVER__TOOL`` function calls, for scoring).
     """
-    if not needs_agent(settings) and mcp is None:
+    if not _needs_agent(settings) and mcp is None:
         from forge_cli.repl.turn import backend_responder
 
         plain = backend_responder(backend)
-        if settings.api != "chat":
+        if streams_straight(settings, mcp):
             return plain
         return _per_request(plain, lambda: _agent(settings, backend, interactive, None, True))
     return _agent(settings, backend, interactive, mcp, present_mcp)

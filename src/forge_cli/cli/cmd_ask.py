@@ -19,9 +19,9 @@ from forge_cli.cli.build import (
     build_view_factory,
     default_model,
     keep_conversation_model,
-    needs_agent,
     new_conversation,
     run_settings,
+    streams_straight,
     tool_output_guard,
 )
 from forge_cli.cli.main import EXIT_CODES_EPILOG
@@ -108,9 +108,9 @@ async def _send_first(
     and its retries, timeouts and errors are the usual ones. Anything else is sent as usual.
     """
     send_early = getattr(backend, "send_early", None)
-    if send_early is None or mcp is not None or needs_agent(settings):
+    if send_early is None or backend_overridden(backend) or not streams_straight(settings, mcp):
         return
-    if settings.api not in ("responses", "knowledge-forge") or backend_overridden(backend):
+    if settings.api not in ("responses", "knowledge-forge"):
         return
     wire = first_request_wire(
         text,
