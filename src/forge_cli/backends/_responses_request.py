@@ -15,11 +15,12 @@ a few settings travel (see ``docs/servers.md``):
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from forge_cli.protocol.request import Request
+if TYPE_CHECKING:
+    from forge_cli.protocol.request import Request
 
-__all__ = ["KNOWLEDGE_FORGE_DEFAULTS", "Dialect", "responses_body"]
+__all__ = ["KNOWLEDGE_FORGE_DEFAULTS", "Dialect", "responses_body", "shape_wire"]
 
 Dialect = Literal["openai", "knowledge-forge"]
 
@@ -37,7 +38,12 @@ _KF_MAX_NUM_RESULTS = 10
 
 def responses_body(request: Request, *, dialect: Dialect = "openai") -> dict[str, Any]:
     """The JSON body for ``POST /responses`` (``stream`` is added by the caller)."""
-    body = request.to_wire()
+    return shape_wire(request.to_wire(), dialect=dialect)
+
+
+def shape_wire(body: dict[str, Any], *, dialect: Dialect = "openai") -> dict[str, Any]:
+    """:func:`responses_body` of a request given as its wire dict (``Request.to_wire()``);
+    ``body`` is changed in place and returned."""
     effort = body.pop("effort", None)
     if dialect == "knowledge-forge":
         return _knowledge_forge(body, effort)

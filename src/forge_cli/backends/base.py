@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from forge_cli.protocol.events import StreamEvent
-from forge_cli.protocol.request import Request
+if TYPE_CHECKING:  # annotations only: ``forge ask`` sends before the request model is built
+    from forge_cli.protocol.events import StreamEvent
+    from forge_cli.protocol.request import Request
 
 __all__ = ["Backend"]
 

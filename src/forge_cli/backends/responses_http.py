@@ -10,6 +10,7 @@ generator (or cancelling the task iterating it) closes the HTTP connection at on
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing
@@ -18,6 +19,7 @@ from urllib.parse import quote
 
 import httpx2
 
+from forge_cli._lazy import request_sent
 from forge_cli.backends._http import (
     BodyBudget,
     ErrorContext,
@@ -30,16 +32,16 @@ from forge_cli.backends._http import (
     send_with_retries,
 )
 from forge_cli.backends._kf_events import knowledge_forge_event
-from forge_cli.backends._responses_request import Dialect, responses_body
+from forge_cli.backends._responses_request import Dialect, responses_body, shape_wire
 from forge_cli.errors import ConfigError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
 from forge_cli.protocol.events import TERMINAL_EVENTS, StreamEvent
-from forge_cli.protocol.request import Request
 from forge_cli.redact import register_secret
 from forge_cli.stream.sse import SSEDecoder
 
 if TYPE_CHECKING:
+    from forge_cli.protocol.request import Request
     from forge_cli.protocol.response import Response
 
 __all__ = ["ResponsesBackend"]
@@ -96,6 +98,7 @@ class ResponsesBackend:
         self._client = client or build_client(
             connect_timeout=connect_timeout, read_timeout=read_timeout, limits=limits
         )
+        self._early: tuple[dict[str, Any], asyncio.Task[httpx2.Response]] | None = None
 
     def __repr__(self) -> str:
         key = "set" if self._api_key else "none"
@@ -128,18 +131,14 @@ class ResponsesBackend:
         The turn runner folds a batch into one snapshot (``stream.fold_batches``): events that
         arrived together are shown together, at the cost of one snapshot, not one per event.
         """
-        body = responses_body(request, dialect=self.dialect)
-        body["stream"] = True
-        if self.store is not None:
-            body["store"] = self.store
+        body = self._body(responses_body(request, dialect=self.dialect))
         url = f"{self.base_url}/responses"
         ctx = self._context(url)
-        http_request = self._client.build_request(
-            "POST", url, json=body, headers=self._request_headers("text/event-stream")
-        )
-        response = await send_with_retries(
-            self._client, http_request, policy=self.retry, ctx=ctx, sleep=self._sleep
-        )
+        early = await self._take_early(body)
+        if early is not None:
+            response = await early  # sent by ``send_early``: the same body, not sent twice
+        else:
+            response = await self._send(body, url, ctx)
         release = _close_when_task_ends(response)
         try:
             _reject_html(response, ctx)
@@ -155,6 +154,71 @@ class ResponsesBackend:
         finally:
             release()
             await response.aclose()
+
+    async def send_early(self, wire: dict[str, Any]) -> None:
+        """Start sending the request whose wire body (``Request.to_wire()``) is ``wire``;
+        return once its body is written (or the attempt is over).
+
+        ``forge ask`` writes its first request before the request model exists
+        (``conversations.first_request_wire``). The next :meth:`stream_batches` whose body is
+        the same takes this send over -- the same client, retries, timeouts and error mapping,
+        an error raised there as it would have been -- instead of sending again; a different
+        body cancels it and is sent as usual.
+        """
+        await self._drop_early()
+        body = self._body(shape_wire(dict(wire), dialect=self.dialect))
+        url = f"{self.base_url}/responses"
+        sent = asyncio.get_running_loop().create_future()
+        task = asyncio.ensure_future(self._send(body, url, self._context(url), sent))
+        self._early = (body, task)
+        await asyncio.wait((task, sent), return_when=asyncio.FIRST_COMPLETED)
+        if not sent.done():
+            sent.cancel()
+
+    def _body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The POST body: ``stream`` on, and ``store`` when this backend sets it."""
+        body["stream"] = True
+        if self.store is not None:
+            body["store"] = self.store
+        return body
+
+    async def _send(
+        self,
+        body: dict[str, Any],
+        url: str,
+        ctx: ErrorContext,
+        sent: asyncio.Future[None] | None = None,
+    ) -> httpx2.Response:
+        http_request = self._client.build_request(
+            "POST", url, json=body, headers=self._request_headers("text/event-stream")
+        )
+        if sent is not None:
+            http_request.extensions["trace"] = _signal_sent(sent)
+        return await send_with_retries(
+            self._client, http_request, policy=self.retry, ctx=ctx, sleep=self._sleep
+        )
+
+    async def _take_early(self, body: dict[str, Any]) -> asyncio.Task[httpx2.Response] | None:
+        """The early send of ``body`` (it is handed over once), else ``None``."""
+        if self._early is not None and _same_json(self._early[0], body):
+            task = self._early[1]
+            self._early = None
+            return task
+        await self._drop_early()
+        return None
+
+    async def _drop_early(self) -> None:
+        """Cancel an early send nobody took over, and close its reply."""
+        if self._early is None:
+            return
+        task = self._early[1]
+        self._early = None
+        task.cancel()
+        try:
+            response = await task
+        except (asyncio.CancelledError, Exception):  # abandoned: its outcome is not anyone's
+            return
+        await response.aclose()
 
     async def retrieve(self, response_id: str) -> Response:
         """``GET /responses/{id}``: a stored response (servers with a store only)."""
@@ -176,6 +240,7 @@ class ResponsesBackend:
 
     async def aclose(self) -> None:
         """Close the HTTP client if we created it."""
+        await self._drop_early()
         if self._owns_client:
             await self._client.aclose()
 
@@ -220,6 +285,25 @@ class ResponsesBackend:
         if isinstance(data, dict) and (data.get("object") == "response" or "output" in data):
             return StreamEvent("response.completed", {"response": data})
         raise ProtocolError(f"{ctx.url} sent JSON that is not a Response instead of a stream")
+
+
+def _same_json(sent: dict[str, Any], body: dict[str, Any]) -> bool:
+    """Whether ``body`` serialises to the JSON already sent (key order and ``1`` vs ``1.0``
+    included, which ``==`` alone would not see)."""
+    return sent == body and json.dumps(sent) == json.dumps(body)
+
+
+def _signal_sent(sent: asyncio.Future[None]) -> Callable[[str, dict[str, Any]], Any]:
+    """An httpx2 trace that resolves ``sent`` once the request body is written (and, like the
+    client's own trace, tells :func:`forge_cli._lazy.request_sent`)."""
+
+    async def trace(name: str, info: dict[str, Any]) -> None:
+        if name.endswith("send_request_body.complete"):
+            request_sent()
+            if not sent.done():
+                sent.set_result(None)
+
+    return trace
 
 
 def _normalise_base_url(base_url: str) -> str:

@@ -14,27 +14,22 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from forge_cli.backends.base import Backend
 from forge_cli.cli.local_store import engine_config, open_local_store
 from forge_cli.config import Settings, conversations_dir
 from forge_cli.config.tools import LOCAL_UNAVAILABLE_TOOLS
-from forge_cli.conversations import (
-    Conversation,
-    ConversationStore,
-    SessionSettings,
-    strip_credentials,
-)
 from forge_cli.errors import ConfigError, UsageError
-from forge_cli.repl.turn import Responder, backend_responder
-from forge_cli.repl.view import ViewFactory
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pydantic and the protocol models load once ``forge ask``'s request is out
     from forge_cli.agent.factory import AgentConfig, DriverKind
+    from forge_cli.backends.base import Backend
+    from forge_cli.conversations import Conversation, ConversationStore
     from forge_cli.knowledge import KnowledgeStore
     from forge_cli.mcp.manager import McpManager
     from forge_cli.protocol.loop_events import AnswerUpdate
     from forge_cli.protocol.request import Request, ToolChoice
     from forge_cli.render import Renderer
+    from forge_cli.repl.turn import Responder
+    from forge_cli.repl.view import RendererView, ViewFactory
 
 __all__ = [
     "DEFAULT_BASE_URLS",
@@ -57,6 +52,7 @@ __all__ = [
     "runnable_settings",
     "set_backend_override",
     "stores_responses",
+    "streams_straight",
     "tool_output_guard",
     "warn",
 ]
@@ -153,16 +149,23 @@ def apply_process_limits(settings: Settings) -> None:
     set_max_depth(settings.limits_max_json_depth)
 
 
-def new_conversation(settings: Settings, *, checked: bool = True) -> Conversation:
-    """A fresh conversation whose settings come from the resolved run settings.
+def new_conversation(
+    settings: Settings, conversation_id: str | None = None, *, checked: bool = True
+) -> Conversation:
+    """A fresh conversation whose settings come from the resolved run settings (with
+    ``conversation_id`` when given, else a new id).
 
     ``checked=False`` builds it without pydantic's validation (``model_construct``), so its
     validators are not built yet (``forge chat`` draws its prompt first): the values are the
     resolved settings' own, already checked, and the same fields are set either way.
     """
+    from forge_cli.conversations import Conversation, SessionSettings, strip_credentials
+
     conversation = Conversation if checked else Conversation.model_construct
     session = SessionSettings if checked else SessionSettings.model_construct
+    ids: dict[str, Any] = {} if conversation_id is None else {"id": conversation_id}
     return conversation(
+        **ids,
         api=settings.api,
         base_url=strip_credentials(settings.base_url),
         settings=session(
@@ -268,6 +271,12 @@ def needs_agent(settings: Settings) -> bool:
     )
 
 
+def streams_straight(settings: Settings, mcp: McpManager | None) -> bool:
+    """Whether :func:`build_responder` hands every request straight to the backend (no agent
+    loop, not even per request): ``forge ask`` may then send its request early (ADR 0020)."""
+    return not needs_agent(settings) and mcp is None and settings.api != "chat"
+
+
 def agent_config(settings: Settings) -> AgentConfig:
     """The agent settings of a run: driver, tool choice, parallel calls, models."""
     from forge_cli.agent.factory import AgentConfig
@@ -329,8 +338,10 @@ def build_responder(
     (``present_mcp=False``: left as ``SERVER__TOOL`` function calls, for scoring).
     """
     if not needs_agent(settings) and mcp is None:
+        from forge_cli.repl.turn import backend_responder
+
         plain = backend_responder(backend)
-        if settings.api != "chat":
+        if streams_straight(settings, mcp):
             return plain
         return _per_request(plain, lambda: _agent(settings, backend, interactive, None, True))
     return _agent(settings, backend, interactive, mcp, present_mcp)
@@ -397,7 +408,6 @@ def build_view_factory(
     import sys
 
     from forge_cli.render import choose_mode
-    from forge_cli.repl.view import RendererView
 
     chosen = choose_mode(
         sys.stdout, json=mode == "json", jsonl=mode == "jsonl", plain=mode == "plain"
@@ -408,6 +418,8 @@ def build_view_factory(
     report = not one_shot or chosen in ("json", "jsonl")
 
     def make() -> RendererView:
+        from forge_cli.repl.view import RendererView
+
         def renderer() -> Renderer:
             from forge_cli.render import make_renderer
 
@@ -460,4 +472,6 @@ def _warm_up_after_request(mode: str) -> None:
 
 def build_store() -> ConversationStore:
     """The saved-conversations directory of this user."""
+    from forge_cli.conversations.store import ConversationStore
+
     return ConversationStore(conversations_dir())

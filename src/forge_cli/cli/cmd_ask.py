@@ -6,12 +6,12 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from forge_cli.agent.turn import TurnOutcome, run_turn
 from forge_cli.cli.build import (
+    backend_overridden,
     build_backend,
     build_mcp,
     build_responder,
@@ -21,14 +21,21 @@ from forge_cli.cli.build import (
     keep_conversation_model,
     new_conversation,
     run_settings,
+    streams_straight,
     tool_output_guard,
 )
 from forge_cli.cli.main import EXIT_CODES_EPILOG
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings
-from forge_cli.conversations import Conversation, ConversationStore, Turn, build_request
+from forge_cli.conversations.plain import first_request_wire, new_conversation_id
 from forge_cli.errors import UsageError
-from forge_cli.repl.view import TurnView, view_end, view_sink
+
+if TYPE_CHECKING:  # pydantic and the protocol models load once the first request is out
+    from forge_cli.agent.turn import TurnOutcome
+    from forge_cli.backends.base import Backend
+    from forge_cli.conversations import Conversation, ConversationStore
+    from forge_cli.mcp.manager import McpManager
+    from forge_cli.repl.view import ViewFactory
 
 __all__ = ["ask", "read_question"]
 
@@ -43,15 +50,26 @@ def read_question(question: str | None, stdin: Any, files: Sequence[str] = ()) -
 async def _answer(
     settings: Settings,
     text: str,
-    view: TurnView,
-    conversation: Conversation,
+    make_view: ViewFactory,
+    saved_or_id: Conversation | str,
     store: ConversationStore | None,
     mcp_values: tuple[str, ...] = (),
 ) -> None:
+    """Answer ``text`` in a saved conversation, or in a new one given by its id."""
     backend = build_backend(settings)
     mcp = build_mcp(mcp_values)
 
     try:
+        if isinstance(saved_or_id, str):  # a new conversation: its request goes out first
+            await _send_first(backend, settings, text, mcp)
+            conversation = new_conversation(settings, saved_or_id)
+        else:
+            conversation = saved_or_id
+        from forge_cli.agent.turn import run_turn
+        from forge_cli.conversations import Turn, build_request
+        from forge_cli.repl.view import view_end, view_sink
+
+        view = make_view()
         # A person at a terminal is asked before a tool runs; a script or a pipe is not (denied
         # unless --yes). A question read from a pipe leaves no terminal to answer on.
         interactive = sys.stdin.isatty() and sys.stderr.isatty()
@@ -77,6 +95,36 @@ async def _answer(
         if mcp is not None:
             await mcp.aclose()
         await backend.aclose()
+
+
+async def _send_first(
+    backend: Backend, settings: Settings, text: str, mcp: McpManager | None
+) -> None:
+    """Write a new conversation's request before pydantic and the models are imported.
+
+    Only where the request goes straight to a Responses server (no client-side tools, no MCP)
+    and its body is plain data (``first_request_wire``); the backend takes this send over when
+    the typed request is the same (``ResponsesBackend.send_early``), so nothing is sent twice
+    and its retries, timeouts and errors are the usual ones. Anything else is sent as usual.
+    """
+    send_early = getattr(backend, "send_early", None)
+    if send_early is None or backend_overridden(backend) or not streams_straight(settings, mcp):
+        return
+    if settings.api not in ("responses", "knowledge-forge"):
+        return
+    wire = first_request_wire(
+        text,
+        model=settings.model,
+        default_model=default_model(settings),
+        instructions=settings.instructions,
+        tools=settings.tools,
+        effort=settings.effort,
+        temperature=settings.temperature,
+        top_p=settings.top_p,
+        max_output_tokens=settings.max_output_tokens,
+    )
+    if wire is not None:
+        await send_early(wire)
 
 
 @click.command(epilog=EXIT_CODES_EPILOG)
@@ -140,19 +188,22 @@ def ask(
     settings = run_settings(options)
     text = read_question(question, sys.stdin, files)
     store = None if no_save else build_store()
-    conversation = _conversation(settings, store, cont, conversation_id, options)
-    settings = keep_conversation_model(settings, conversation)
+    # A new conversation is built once its first request is out (``_answer``); until then only
+    # its id exists, for the lock.
+    conversation: Conversation | str = new_conversation_id()
+    if cont or conversation_id:
+        conversation = _continued(settings, store, cont, conversation_id, options)
+        settings = keep_conversation_model(settings, conversation)
     guard = tool_output_guard(settings)
     # One writer per conversation: a chat or another ask on it is refused, not overwritten.
-    lock = (
-        store.open_for_writing(conversation.id) if store is not None else contextlib.nullcontext()
-    )
+    the_id = conversation if isinstance(conversation, str) else conversation.id
+    lock = store.open_for_writing(the_id) if store is not None else contextlib.nullcontext()
     with lock, guard:
-        if store is not None and conversation.turns:  # re-read under the lock
-            conversation.turns = store.load(conversation.id).turns
-        view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)()
+        if store is not None and not isinstance(conversation, str) and conversation.turns:
+            conversation.turns = store.load(conversation.id).turns  # re-read under the lock
+        make_view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)
         asyncio.run(
-            _answer(settings, text, view, conversation, store, tuple(options.get("mcp") or ()))
+            _answer(settings, text, make_view, conversation, store, tuple(options.get("mcp") or ()))
         )
 
 
@@ -169,16 +220,16 @@ _CARRIED = (
 """Settings a continued conversation keeps unless the command line sets them again."""
 
 
-def _conversation(
+def _continued(
     settings: Settings,
     store: ConversationStore | None,
     cont: bool,
     conversation_id: str | None,
     options: dict[str, Any],
 ) -> Conversation:
-    """A new conversation, or the one to continue with this run's explicit flags applied."""
-    if store is None or not (cont or conversation_id):
-        return new_conversation(settings)
+    """The conversation to continue, with this run's explicit flags applied."""
+    if store is None:  # pragma: no cover - --no-save with -c/--conversation is refused above
+        raise UsageError("--no-save cannot continue a saved conversation")
     if conversation_id:
         conversation = store.load(conversation_id)
     else:

@@ -21,7 +21,6 @@ Unknown top-level keys, unknown settings and bad values are reported as one-line
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,11 +69,15 @@ class ConfigFile:
         """Read and check the file; a missing file is an empty config."""
         path = path or config_path()
         try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return cls(path=path)
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read config file {path}: {exc}") from None
+        import tomllib  # only with a file to parse (on ``forge ask``'s way to its request)
+
+        try:
+            raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
         except RecursionError:

@@ -17,6 +17,9 @@ if TYPE_CHECKING:
         SessionSettings,
         Turn,
         TurnStatus,
+    )
+    from forge_cli.conversations.plain import (
+        first_request_wire,
         new_conversation_id,
         strip_credentials,
     )
@@ -33,6 +36,7 @@ __all__ = [
     "Turn",
     "TurnStatus",
     "build_request",
+    "first_request_wire",
     "new_conversation_id",
     "sources_of",
     "strip_credentials",
@@ -47,8 +51,9 @@ _WHERE = {
     "SessionSettings": "model",
     "Turn": "model",
     "TurnStatus": "model",
-    "new_conversation_id": "model",
-    "strip_credentials": "model",
+    "first_request_wire": "plain",
+    "new_conversation_id": "plain",
+    "strip_credentials": "plain",
     "ConversationStore": "store",
     "INTERRUPTED_MARK": "requests",
     "Listing": "store",

@@ -7,13 +7,12 @@ No secret is ever stored here: API keys live only in the config file.
 
 from __future__ import annotations
 
-import secrets
 import time
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from forge_cli.conversations.plain import new_conversation_id, strip_credentials
 from forge_cli.protocol.loop_events import TurnStatus
 
 if TYPE_CHECKING:
@@ -30,21 +29,6 @@ __all__ = [
 ]
 
 FORMAT: Literal["forge.conversation/v1"] = "forge.conversation/v1"
-
-
-def new_conversation_id() -> str:
-    """A fresh id: ``c`` + date + random hex, sortable and unique enough for one user."""
-    return time.strftime("c%Y%m%d-") + secrets.token_hex(4)
-
-
-def strip_credentials(url: str | None) -> str | None:
-    """``url`` without ``user:password@`` so a URL never smuggles a secret into a saved file."""
-    if not url:
-        return url
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
 
 
 class SessionSettings(BaseModel):

@@ -12,15 +12,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 from forge_cli import jsonsafe
 from forge_cli.config.file import atomic_write_private
-from forge_cli.conversations.model import FORMAT, Conversation
 from forge_cli.errors import NotFoundError, UsageError
 from forge_cli.privacy import private_dir
 from forge_cli.redact import redact
+
+if TYPE_CHECKING:
+    from forge_cli.conversations.model import Conversation
 
 __all__ = ["ConversationStore", "Listing"]
 
@@ -35,8 +36,19 @@ class Listing:
     problems: list[str] = field(default_factory=list)
 
 
+def _unreadable() -> tuple[type[Exception], ...]:
+    """What reading a conversation file may raise (pydantic is imported on first read)."""
+    from pydantic import ValidationError
+
+    return (OSError, ValueError, ValidationError)
+
+
 class ConversationStore:
-    """The conversations directory."""
+    """The conversations directory.
+
+    Opening a store and locking a conversation import no model: ``forge ask`` does both before
+    its first request (the pydantic models are built once the request is out).
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -55,6 +67,8 @@ class ConversationStore:
         return path
 
     def _read(self, path: Path) -> Conversation:
+        from forge_cli.conversations.model import FORMAT, Conversation
+
         raw = jsonsafe.loads(path.read_text(encoding="utf-8"))
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
             raise ValueError(f"not a Forge conversation (format {FORMAT} expected)")
@@ -68,7 +82,7 @@ class ConversationStore:
         for path in sorted(self.root.glob("*.json")):
             try:
                 listing.conversations.append(self._read(path))
-            except (OSError, ValueError, ValidationError) as exc:
+            except _unreadable() as exc:
                 reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 listing.problems.append(f"skipped {path.name}: {reason}")
         listing.conversations.sort(key=lambda conv: conv.updated_at, reverse=True)
@@ -81,7 +95,7 @@ class ConversationStore:
             if path.is_file():
                 try:
                     return self._read(path)
-                except (OSError, ValueError, ValidationError) as exc:
+                except _unreadable() as exc:
                     raise UsageError(f"conversation {ref} cannot be read: {exc}") from None
         matches = [
             conv

@@ -1,0 +1,213 @@
+"""``forge ask`` writes a new conversation's request as plain data, before pydantic and the
+protocol models are imported (ADR 0020): the body is the typed request's, key for key; the probe
+shows what is loaded when the request's socket connects; the server gets one request and the
+conversation is saved as before."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from forge_cli.cli.build import default_model, new_conversation
+from forge_cli.config import Settings
+from forge_cli.conversations import build_request, first_request_wire
+from helpers.loopback import LoopbackServer, Reply, sse  # type: ignore[import-not-found]
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+NOT_BEFORE_THE_REQUEST = (
+    "pydantic",
+    "pydantic_core",
+    "forge_cli.protocol._base",
+    "forge_cli.protocol.request",
+    "forge_cli.conversations.model",
+    "forge_cli.agent.turn",
+)
+
+_VALUES: dict[str, tuple[Any, ...]] = {
+    "api": ("responses", "knowledge-forge"),
+    "model": (None, "gpt-5"),
+    "instructions": (None, "", "Be brief.\nVery."),
+    "effort": (None, "low"),
+    "temperature": (None, 0.0, 1.5),
+    "top_p": (None, 0.9),
+    "max_output_tokens": (None, 256),
+}
+
+
+def _combinations() -> list[dict[str, Any]]:
+    keys = list(_VALUES)
+    return [dict(zip(keys, values, strict=True)) for values in itertools.product(*_VALUES.values())]
+
+
+def _wire(settings: Settings, text: str) -> dict[str, Any] | None:
+    return first_request_wire(
+        text,
+        model=settings.model,
+        default_model=default_model(settings),
+        instructions=settings.instructions,
+        tools=settings.tools,
+        effort=settings.effort,
+        temperature=settings.temperature,
+        top_p=settings.top_p,
+        max_output_tokens=settings.max_output_tokens,
+    )
+
+
+def _typed(settings: Settings, text: str) -> dict[str, Any]:
+    conversation = new_conversation(settings)
+    request = build_request(conversation, text, stores_responses=False, model="")
+    return request.to_wire()
+
+
+@pytest.mark.parametrize("text", ["hi", 'ünï "code"\n<doc>\x00</doc>'])
+def test_the_plain_body_is_the_typed_requests_key_for_key(text: str) -> None:
+    for values in _combinations():
+        settings = Settings(**values)
+        wire = _wire(settings, text)
+        assert wire is not None, values
+        expected = _typed(settings, text)
+        assert list(wire.items()) == list(expected.items()), values
+        assert json.dumps(wire) == json.dumps(expected), values
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"tools": ("web-search",)},
+        {"tools": ("file-search",), "vector_stores": ("vs_1",)},
+        {"temperature": 1},  # an int: pydantic sends 1.0; the typed path decides
+        {"max_output_tokens": True},
+        {"model": 5},
+    ],
+)
+def test_anything_else_is_left_to_the_typed_request(change: dict[str, Any]) -> None:
+    settings = replace(Settings(api="responses"), **change)
+    assert _wire(settings, "hi") is None
+
+
+_PROBE = """
+import json, os, socket, sys
+heavy = json.loads(sys.argv[1])
+def connect(self, address):
+    loaded = [m for m in heavy if m in sys.modules]
+    sys.stderr.write("AT-CONNECT " + json.dumps(loaded) + "\\n")
+    sys.stderr.flush()
+    os._exit(0)
+socket.socket.connect = connect
+from forge_cli.cli.entry import main
+main(sys.argv[2:])
+"""
+
+
+def _loaded_at_connect(tmp_path: Path, *extra: str) -> list[str]:
+    env = {
+        **os.environ,
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+    }
+    for name in ("FORGE_API", "FORGE_BASE_URL", "FORGE_PROFILE", "KNOWLEDGE_FORGE_URL"):
+        env.pop(name, None)
+    args = ["ask", "--api", "responses", "--base-url", "http://127.0.0.1:9/v1", *extra, "hi"]
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(NOT_BEFORE_THE_REQUEST), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
+    [line] = [x for x in proc.stderr.splitlines() if x.startswith("AT-CONNECT ")]
+    loaded: list[str] = json.loads(line.removeprefix("AT-CONNECT "))
+    return loaded
+
+
+@pytest.mark.parametrize("extra", [(), ("--plain",), ("--json",), ("--no-save",)])
+def test_ask_sends_before_pydantic_and_the_models_load(tmp_path: Path, extra: tuple[str]) -> None:
+    assert _loaded_at_connect(tmp_path, *extra) == []
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ("-t", "web-search"),  # hosted tools: their definitions are models
+        ("--max-time", "30"),  # an agent option: the agent loop sends the requests
+        ("--api", "chat", "-m", "m"),  # the Chat Completions backend sends as before
+    ],
+)
+def test_the_probe_sees_the_models_of_a_typed_first_request(
+    tmp_path: Path, extra: tuple[str, ...]
+) -> None:
+    """Other requests are built as models first (so the test above can fail)."""
+    loaded = _loaded_at_connect(tmp_path, *extra)
+    assert {"pydantic", "forge_cli.protocol.request"} <= set(loaded)
+
+
+def _reply(text: str) -> Reply:
+    response = {
+        "id": "resp_1",
+        "object": "response",
+        "status": "completed",
+        "model": "m",
+        "output": [
+            {
+                "type": "message",
+                "id": "m1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+        ],
+    }
+    return Reply.sse(
+        [
+            sse({"type": "response.output_text.delta", "delta": text}),
+            sse({"type": "response.completed", "response": response}),
+        ]
+    )
+
+
+def test_ask_sends_one_request_and_saves_the_conversation(forge: Run, tmp_path: Path) -> None:
+    with LoopbackServer() as server:
+        server.add(_reply("forty-two"))
+        proc = forge(
+            "ask", "--api", "responses", "--base-url", server.base_url, "--plain", "-m", "m", "q?"
+        )
+        assert proc.returncode == 0, proc.stderr
+        [sent] = server.requests
+    assert sent.json() == {
+        "model": "m",
+        "input": [{"role": "user", "content": "q?"}],
+        "stream": True,
+    }
+    assert proc.stdout.strip() == "forty-two"
+    [saved] = (tmp_path / "data").rglob("c*.json")  # the forge fixture's data directory
+    conversation = json.loads(saved.read_text(encoding="utf-8"))
+    assert saved.stem == conversation["id"]
+    assert conversation["turns"][0]["user"] == "q?"
+    assert conversation["turns"][0]["status"] == "completed"
+    assert conversation["settings"]["model"] == "m"
+
+
+def test_a_refused_request_reads_as_before(forge: Run) -> None:
+    with LoopbackServer() as server:
+        server.add(Reply.json(401, {"error": {"message": "no such key"}}))
+        proc = forge("ask", "--api", "responses", "--base-url", server.base_url, "--plain", "q?")
+        assert len(server.requests) == 1
+        url = server.base_url
+    assert proc.returncode != 0
+    assert (
+        proc.stderr.strip()
+        .splitlines()[-1]
+        .startswith(f"forge: error: {url}/responses refused the credentials (HTTP 401)")
+    )
