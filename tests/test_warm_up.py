@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -77,3 +78,39 @@ async def test_chat_backend_announces_the_sent_request() -> None:
             await backend.aclose()
     assert events[0] == "sent"
     assert events.count("sent") == 1
+
+
+def test_a_step_can_call_a_function_of_its_module_after_importing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "forge_warm_steps.py").write_text(
+        "CALLS = []\ndef warm():\n    CALLS.append('warm')\ndef broken():\n    raise ValueError\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "forge_warm_steps", raising=False)
+    import_in_background(
+        ["forge_warm_steps:broken", "forge_warm_steps:warm", "forge_warm_steps:missing"]
+    )
+    wait_for_background_imports()
+    assert sys.modules["forge_warm_steps"].CALLS == ["warm"]  # a failing step is skipped
+    monkeypatch.delitem(sys.modules, "forge_warm_steps")
+
+
+def test_the_fold_warm_up_builds_what_the_first_event_would_build() -> None:
+    # In a fresh process: this one may have built the validators already.
+    probe = (
+        "from forge_cli.protocol import parse\n"
+        "from forge_cli.protocol.items import Message\n"
+        "from forge_cli.protocol.response import Response\n"
+        "def built():\n"
+        "    return (Response.__pydantic_complete__, Message.__pydantic_complete__,\n"
+        "            parse._adapters.cache_info().currsize)\n"
+        "before = built()\n"
+        "from forge_cli.stream.warm import warm_up_fold\n"
+        "warm_up_fold()\n"
+        "print(before, built())\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == "(False, False, 0) (True, True, 1)"

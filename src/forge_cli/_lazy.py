@@ -76,18 +76,24 @@ def request_sent() -> None:
 def import_in_background(modules: Iterable[str]) -> threading.Thread:
     """Import ``modules`` on a daemon thread; :func:`wait_for_background_imports` joins it.
 
-    A module that fails to import is skipped: the main thread imports it again when it needs it
-    and gets the error there, where it is reported as usual.
+    An entry ``"package.module:function"`` imports the module and then calls ``function()``
+    (no arguments): warming what a module builds on first use, such as validators. Entries run
+    in the order given. A module that fails to import (or a function that raises) is skipped:
+    the main thread does it again when it needs it and gets the error there, where it is
+    reported as usual.
     """
     import threading
 
-    names = [name for name in modules if name not in sys.modules]
+    steps = [name for name in modules if ":" in name or name not in sys.modules]
 
     def run() -> None:
-        for name in names:
+        for step in steps:
+            name, _, function = step.partition(":")
             try:
-                importlib.import_module(name)
-            except Exception:  # the main thread imports it again and reports the error
+                module = importlib.import_module(name)
+                if function:
+                    getattr(module, function)()
+            except Exception:  # the main thread does it again and reports the error
                 continue
 
     thread = threading.Thread(target=run, name="forge-warm-up", daemon=True)

@@ -440,6 +440,8 @@ def _warm_up_after_request(mode: str) -> None:
         "forge_cli.stream.diagnostics",
         "forge_cli.protocol.parse",
         "forge_cli.protocol.response",
+        "forge_cli.stream.folding",
+        "forge_cli.stream.warm:warm_up_fold",  # the validators the first event builds on use
         "forge_cli.render.factory",
         *_RENDERER_MODULES.get(mode, ()),
     )
