@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from forge_cli.protocol.loop_events import AnswerUpdate
     from forge_cli.protocol.request import Request, ToolChoice
     from forge_cli.render import Renderer
+    from forge_cli.render.preview import TextPreview
 
 __all__ = [
     "DEFAULT_BASE_URLS",
@@ -395,6 +396,7 @@ def build_view_factory(
         sys.stdout, json=mode == "json", jsonl=mode == "jsonl", plain=mode == "plain"
     )
     _warm_up_after_request(chosen)
+    preview = _first_paint_preview(chosen) if one_shot and stream else None
 
     # A one-shot run prints its error once, as the CLI line; JSON keeps it in the document.
     report = not one_shot or chosen in ("json", "jsonl")
@@ -403,7 +405,7 @@ def build_view_factory(
         def renderer() -> Renderer:
             from forge_cli.render import make_renderer
 
-            return make_renderer(
+            made = make_renderer(
                 chosen,
                 stdout=sys.stdout,
                 stderr=sys.stderr,
@@ -411,10 +413,31 @@ def build_view_factory(
                 show_reasoning=settings.reasoning,
                 show_errors=report,
             )
+            if preview is not None:
+                preview.hand_over(made)
+            return made
 
         return RendererView(renderer, stream=stream, report_errors=report)
 
     return make
+
+
+def _first_paint_preview(mode: str) -> TextPreview | None:
+    """Paint the answer's first words while the renderer's modules still load (ADR-0018).
+
+    One-shot terminal views only (``forge ask``): the chat session's prompt owns the terminal.
+    """
+    import sys
+
+    from forge_cli._lazy import set_first_paint
+    from forge_cli.render.preview import TextPreview
+
+    if mode not in ("rich", "plain"):
+        set_first_paint(None)
+        return None
+    preview = TextPreview(sys.stdout, mode="rich" if mode == "rich" else "plain")
+    set_first_paint(preview)
+    return preview
 
 
 _RENDERER_MODULES = {
