@@ -395,8 +395,9 @@ def build_view_factory(
     chosen = choose_mode(
         sys.stdout, json=mode == "json", jsonl=mode == "jsonl", plain=mode == "plain"
     )
+    previews: list[TextPreview] = []
+    _first_paint_after_request(chosen if one_shot and stream else None, previews)
     _warm_up_after_request(chosen)
-    preview = _first_paint_preview(chosen) if one_shot and stream else None
 
     # A one-shot run prints its error once, as the CLI line; JSON keeps it in the document.
     report = not one_shot or chosen in ("json", "jsonl")
@@ -413,8 +414,11 @@ def build_view_factory(
                 show_reasoning=settings.reasoning,
                 show_errors=report,
             )
-            if preview is not None:
-                preview.hand_over(made)
+            if previews:
+                from forge_cli._lazy import set_first_paint
+
+                set_first_paint(None)
+                previews.pop().hand_over(made)
             return made
 
         return RendererView(renderer, stream=stream, report_errors=report)
@@ -422,22 +426,38 @@ def build_view_factory(
     return make
 
 
-def _first_paint_preview(mode: str) -> TextPreview | None:
+_first_paint_owner: list[list[TextPreview]] = []
+"""The ``previews`` list of the latest view factory: only its preview may start."""
+
+
+def _first_paint_after_request(mode: str | None, previews: list[TextPreview]) -> None:
     """Paint the answer's first words while the renderer's modules still load (ADR-0018).
 
-    One-shot terminal views only (``forge ask``): the chat session's prompt owns the terminal.
+    One-shot terminal views only (``forge ask``, ``mode`` rich or plain): the chat session's
+    prompt owns the terminal. The preview is built once the request is out (before the warm-up
+    thread starts), so the request does not wait for it; it goes into ``previews`` for the
+    renderer to take over from. A newer view factory retires an older one's preview (one that
+    never reached its request, in a process that runs several).
     """
-    import sys
+    from forge_cli._lazy import after_request_sent, set_first_paint
 
-    from forge_cli._lazy import set_first_paint
-    from forge_cli.render.preview import TextPreview
-
+    set_first_paint(None)
+    _first_paint_owner[:] = [previews]
     if mode not in ("rich", "plain"):
-        set_first_paint(None)
-        return None
-    preview = TextPreview(sys.stdout, mode="rich" if mode == "rich" else "plain")
-    set_first_paint(preview)
-    return preview
+        return
+
+    def start() -> None:
+        if not _first_paint_owner or _first_paint_owner[0] is not previews:
+            return
+        import sys
+
+        from forge_cli.render.preview import TextPreview
+
+        preview = TextPreview(sys.stdout, mode="rich" if mode == "rich" else "plain")
+        previews.append(preview)
+        set_first_paint(preview)
+
+    after_request_sent(start)
 
 
 _RENDERER_MODULES = {
