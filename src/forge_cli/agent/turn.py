@@ -181,14 +181,14 @@ async def _read_while_importing(
     """
     early: list[list[StreamEvent]] = []
     batch = first
-    try:
-        while batch is not None:
-            early.append(batch)
-            if not first_paint(batch):
-                break
+    while batch is not None:
+        early.append(batch)
+        if not first_paint(batch):  # a failure to draw is not the stream's: it goes up now
+            break
+        try:
             batch = await anext(rest, None)
-    except Exception as exc:
-        return early, exc
+        except Exception as exc:
+            return early, exc
     return early, None
 
 
