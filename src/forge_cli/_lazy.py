@@ -13,14 +13,17 @@ import sys
 TYPE_CHECKING = False  # typing itself costs ``forge --version`` milliseconds
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping, Sequence
     from typing import Any
 
 __all__ = [
     "after_request_sent",
+    "background_imports_pending",
+    "first_paint",
     "import_in_background",
     "lazy_exports",
     "request_sent",
+    "set_first_paint",
     "wait_for_background_imports",
 ]
 
@@ -78,19 +81,25 @@ def import_in_background(
 ) -> threading.Thread:
     """Import ``modules`` on a daemon thread; :func:`wait_for_background_imports` joins it.
 
-    A module that fails to import is skipped: the main thread imports it again when it needs it
-    and gets the error there, where it is reported as usual. ``then`` is called on the thread
-    once the imports are done (``forge chat`` hands the rest to its event loop).
+    An entry ``"package.module:function"`` imports the module and then calls ``function()``
+    (no arguments): warming what a module builds on first use, such as validators. Entries run
+    in the order given. A module that fails to import (or a function that raises) is skipped:
+    the main thread does it again when it needs it and gets the error there, where it is
+    reported as usual. ``then`` is called on the thread once the steps are done (``forge chat``
+    hands the rest to its event loop).
     """
     import threading
 
-    names = [name for name in modules if name not in sys.modules]
+    steps = [name for name in modules if ":" in name or name not in sys.modules]
 
     def run() -> None:
-        for name in names:
+        for step in steps:
+            name, _, function = step.partition(":")
             try:
-                importlib.import_module(name)
-            except Exception:  # the main thread imports it again and reports the error
+                module = importlib.import_module(name)
+                if function:
+                    getattr(module, function)()
+            except Exception:  # the main thread does it again and reports the error
                 continue
         if then is not None:
             then()
@@ -111,3 +120,38 @@ def wait_for_background_imports() -> None:
         _threads.clear()
     for thread in threads:
         thread.join()
+
+
+def background_imports_pending() -> bool:
+    """Whether a background import thread is still running (never blocks)."""
+    return any(thread.is_alive() for thread in _threads)
+
+
+# --- painting the first words while the warm-up runs (ADR-0018) ----------------------------------
+#
+# With a server that answers at once, the first token arrives while the warm-up thread still
+# imports what folding and drawing need. ``forge ask`` registers a light preview
+# (``forge_cli.render.preview.TextPreview``) that paints the start of the answer from the raw
+# stream events meanwhile; the turn runner offers it every batch read before it folds.
+
+_first_paint: Callable[[Sequence[Any]], bool] | None = None
+
+
+def set_first_paint(preview: Callable[[Sequence[Any]], bool] | None) -> None:
+    """Register the first-paint preview (``None``: none). It takes a batch of stream events and
+    says whether it showed all of it."""
+    global _first_paint
+    _first_paint = preview
+
+
+def first_paint(batch: Sequence[Any]) -> bool:
+    """Offer ``batch`` (the events of one network read, not folded yet) to the first-paint preview.
+
+    ``True``: the background imports still run and the preview showed all of the batch, so the
+    caller may read the next batch before folding. ``False``: fold now (no preview, the imports
+    are done, or the preview stopped).
+    """
+    preview = _first_paint
+    if preview is None or not background_imports_pending():
+        return False
+    return preview(batch)

@@ -22,11 +22,11 @@ the task was cancelled (Ctrl+C)             ``interrupted`` none; ``CancelledErr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, TypeAlias
 
-from forge_cli._lazy import wait_for_background_imports
+from forge_cli._lazy import first_paint, wait_for_background_imports
 from forge_cli.errors import BudgetExceededError, ForgeError, ToolIterationLimitError
 from forge_cli.protocol.loop_events import AnswerUpdate, TurnStatus
 from forge_cli.protocol.request import Request
@@ -154,11 +154,12 @@ def _batch_responder(
         batches = stream_batches(request)
         try:
             first = await anext(batches, None)  # the request is out before anything is imported
+            early, failure = await _read_while_importing(first, batches)
             wait_for_background_imports()
             from forge_cli.stream import SnapshotBuilder, fold_batches, raise_for_failure
 
             builder = SnapshotBuilder()
-            async for snapshot in fold_batches(_prepend(first, batches), builder):
+            async for snapshot in fold_batches(_chain(early, failure, batches), builder):
                 yield snapshot
         finally:
             close = getattr(batches, "aclose", None)
@@ -169,12 +170,36 @@ def _batch_responder(
     return respond
 
 
-_T = TypeVar("_T")
+async def _read_while_importing(
+    first: list[StreamEvent] | None, rest: AsyncIterator[list[StreamEvent]]
+) -> tuple[list[list[StreamEvent]], Exception | None]:
+    """The batches read before folding starts, and the error that ended the stream meanwhile.
+
+    The first batch; then, while the background imports still run and the first-paint preview
+    shows each batch as it comes (ADR-0018), the next ones. A stream error is kept and raised
+    after these batches are folded, as if it came then (what arrived is still shown and saved).
+    """
+    early: list[list[StreamEvent]] = []
+    batch = first
+    while batch is not None:
+        early.append(batch)
+        if not first_paint(batch):  # a failure to draw is not the stream's: it goes up now
+            break
+        try:
+            batch = await anext(rest, None)
+        except Exception as exc:
+            return early, exc
+    return early, None
 
 
-async def _prepend(first: _T | None, rest: AsyncIterator[_T]) -> AsyncIterator[_T]:
-    if first is None:
-        return
-    yield first
+async def _chain(
+    early: list[list[StreamEvent]],
+    failure: Exception | None,
+    rest: AsyncIterator[list[StreamEvent]],
+) -> AsyncIterator[Sequence[StreamEvent]]:
+    for item in early:
+        yield item
+    if failure is not None:
+        raise failure
     async for item in rest:
         yield item

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # pydantic and the protocol models load once ``forge ask``'s 
     from forge_cli.protocol.loop_events import AnswerUpdate
     from forge_cli.protocol.request import Request, ToolChoice
     from forge_cli.render import Renderer
+    from forge_cli.render.preview import TextPreview
     from forge_cli.repl.turn import Responder
     from forge_cli.repl.view import RendererView, ViewFactory
 
@@ -412,6 +413,8 @@ def build_view_factory(
     chosen = choose_mode(
         sys.stdout, json=mode == "json", jsonl=mode == "jsonl", plain=mode == "plain"
     )
+    previews: list[TextPreview] = []
+    _first_paint_after_request(chosen if one_shot and stream else None, previews)
     _warm_up_after_request(chosen)
 
     # A one-shot run prints its error once, as the CLI line; JSON keeps it in the document.
@@ -423,7 +426,7 @@ def build_view_factory(
         def renderer() -> Renderer:
             from forge_cli.render import make_renderer
 
-            return make_renderer(
+            made = make_renderer(
                 chosen,
                 stdout=sys.stdout,
                 stderr=sys.stderr,
@@ -431,10 +434,50 @@ def build_view_factory(
                 show_reasoning=settings.reasoning,
                 show_errors=report,
             )
+            if previews:
+                from forge_cli._lazy import set_first_paint
+
+                set_first_paint(None)
+                previews.pop().hand_over(made)
+            return made
 
         return RendererView(renderer, stream=stream, report_errors=report)
 
     return make
+
+
+_first_paint_owner: list[list[TextPreview]] = []
+"""The ``previews`` list of the latest view factory: only its preview may start."""
+
+
+def _first_paint_after_request(mode: str | None, previews: list[TextPreview]) -> None:
+    """Paint the answer's first words while the renderer's modules still load (ADR-0018).
+
+    One-shot terminal views only (``forge ask``, ``mode`` rich or plain): the chat session's
+    prompt owns the terminal. The preview is built once the request is out (before the warm-up
+    thread starts), so the request does not wait for it; it goes into ``previews`` for the
+    renderer to take over from. A newer view factory retires an older one's preview (one that
+    never reached its request, in a process that runs several).
+    """
+    from forge_cli._lazy import after_request_sent, set_first_paint
+
+    set_first_paint(None)
+    _first_paint_owner[:] = [previews]
+    if mode not in ("rich", "plain"):
+        return
+
+    def start() -> None:
+        if not _first_paint_owner or _first_paint_owner[0] is not previews:
+            return
+        import sys
+
+        from forge_cli.render.preview import TextPreview
+
+        preview = TextPreview(sys.stdout, mode="rich" if mode == "rich" else "plain")
+        previews.append(preview)
+        set_first_paint(preview)
+
+    after_request_sent(start)
 
 
 _RENDERER_MODULES = {
@@ -460,6 +503,8 @@ def _warm_up_after_request(mode: str) -> None:
         "forge_cli.stream.diagnostics",
         "forge_cli.protocol.parse",
         "forge_cli.protocol.response",
+        "forge_cli.stream.folding",
+        "forge_cli.stream.warm:warm_up_fold",  # the validators the first event builds on use
         "forge_cli.render.factory",
         *_RENDERER_MODULES.get(mode, ()),
     )
