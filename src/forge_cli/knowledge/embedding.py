@@ -13,7 +13,6 @@ from typing import Protocol, runtime_checkable
 
 from forge_cli.errors import KnowledgeError
 from forge_cli.knowledge._numpy import prepare as prepare_numpy
-from forge_cli.knowledge.chunking import strip_markup
 from forge_cli.knowledge.scoring import fuse
 
 __all__ = [
@@ -140,6 +139,8 @@ def embed_chunks(
     """
     if not chunks:
         return 0, []
+    from forge_cli.knowledge.chunking import strip_markup  # ingestion only: a search skips it
+
     leads = contexts if contexts is not None else [""] * len(chunks)
     if len(leads) != len(chunks):
         raise ValueError("one context per chunk is required")
