@@ -80,8 +80,8 @@ async def fold_batches(
                     last = builder.snapshot
                     yield last
                     changed = False
-            for event in rest:
-                changed = apply(redactor(event)) or changed
+            if _apply_merged(builder, redactor, rest):
+                changed = True
             if changed:
                 last = builder.snapshot
                 yield last
@@ -92,6 +92,60 @@ async def fold_batches(
         raise
     async for snapshot in _close(builder, redactor, last):
         yield snapshot
+
+
+_TEXT_DELTA = "response.output_text.delta"
+
+
+def _apply_merged(
+    builder: SnapshotBuilder, redactor: DeltaRedactor, events: Sequence[StreamEvent]
+) -> bool:
+    """Apply ``events`` (that arrived together), each run of text deltas for one part as one.
+
+    Only the snapshot after the batch is read, so a run's deltas joined give the same state as
+    one by one: the same text in the part's buffer, the same text held back by the key redactor
+    (it redacts what it was given plus what it held, and holds back the same possible start of
+    a key). A delta with a ``sequence_number`` is applied on its own (the builder checks each
+    for a duplicate), as is any delta once the stream has ended (each is counted as late).
+    Whether anything changed.
+    """
+    apply = builder.apply
+    changed = False
+    pieces: list[str] = []
+    first: StreamEvent | None = None
+    where: tuple[object, object, object] | None = None
+    for event in events:
+        data = event.data
+        if event.type == _TEXT_DELTA and "sequence_number" not in data:
+            delta = data.get("delta")
+            if isinstance(delta, str) and builder.terminal is None:
+                key = (data.get("item_id"), data.get("output_index"), data.get("content_index"))
+                if pieces and key == where:
+                    pieces.append(delta)
+                    continue
+                if first is not None:
+                    changed = _apply_run(builder, redactor, first, pieces) or changed
+                first, where, pieces = event, key, [delta]
+                continue
+        if first is not None:
+            changed = _apply_run(builder, redactor, first, pieces) or changed
+            first, pieces = None, []
+        changed = apply(redactor(event)) or changed
+    if first is not None:
+        changed = _apply_run(builder, redactor, first, pieces) or changed
+    return changed
+
+
+def _apply_run(
+    builder: SnapshotBuilder, redactor: DeltaRedactor, first: StreamEvent, pieces: list[str]
+) -> bool:
+    if len(pieces) == 1:
+        return builder.apply(redactor(first))
+    merged = StreamEvent(_TEXT_DELTA, {**first.data, "delta": "".join(pieces)})
+    more = len(pieces) - 1  # counted as the events they were
+    builder.diagnostics.events += more
+    builder.valid_events += more
+    return builder.apply(redactor(merged))
 
 
 async def _close(
