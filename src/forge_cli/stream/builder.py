@@ -165,6 +165,18 @@ class SnapshotBuilder:
         self._pending[key] = None
         return True
 
+    def appends_text(self, data: dict[str, Any]) -> bool:
+        """Whether a text delta addressed like ``data`` now takes the fast path: appended to a
+        streaming part's buffer, nothing else looked at or recorded (the fold applies a run of
+        such deltas as one)."""
+        if self.terminal is not None:
+            return False
+        position = self._locate(data)
+        if position is None:
+            return False
+        key = (position, "content", _int(data.get("content_index"), 0))
+        return key in self._buffers and is_message(self._items[position])
+
     def _sync(self) -> None:
         """Put the text of pending parts into their messages (copy-on-write, once per read)."""
         if not self._pending:

@@ -105,9 +105,10 @@ def _apply_merged(
     Only the snapshot after the batch is read, so a run's deltas joined give the same state as
     one by one: the same text in the part's buffer, the same text held back by the key redactor
     (it redacts what it was given plus what it held, and holds back the same possible start of
-    a key). A delta with a ``sequence_number`` is applied on its own (the builder checks each
-    for a duplicate), as is any delta once the stream has ended (each is counted as late).
-    Whether anything changed.
+    a key). Only deltas the builder appends to a streaming part (``appends_text``) are joined;
+    any other is applied on its own (the first of a part, one for an unknown item, one after
+    the end: each is counted or recorded as it would be), and so is a delta with a
+    ``sequence_number`` (the builder checks each for a duplicate). Whether anything changed.
     """
     apply = builder.apply
     changed = False
@@ -118,15 +119,17 @@ def _apply_merged(
         data = event.data
         if event.type == _TEXT_DELTA and "sequence_number" not in data:
             delta = data.get("delta")
-            if isinstance(delta, str) and builder.terminal is None:
+            if isinstance(delta, str):
                 key = (data.get("item_id"), data.get("output_index"), data.get("content_index"))
                 if pieces and key == where:
                     pieces.append(delta)
                     continue
                 if first is not None:
                     changed = _apply_run(builder, redactor, first, pieces) or changed
-                first, where, pieces = event, key, [delta]
-                continue
+                    first, pieces = None, []
+                if builder.appends_text(data):
+                    first, where, pieces = event, key, [delta]
+                    continue
         if first is not None:
             changed = _apply_run(builder, redactor, first, pieces) or changed
             first, pieces = None, []
