@@ -120,6 +120,6 @@ def test_the_one_line_chunk_path_takes_what_the_general_path_takes(
 
     fast = read(limits)
     with pytest.MonkeyPatch.context() as patch:  # every line through the general path
-        patch.setattr(chat_completions, "_whole_object", lambda *_: None)
+        patch.setattr(chat_completions, "whole_object", lambda *_: None)
         general = read(limits)
     assert fast == general

@@ -16,10 +16,9 @@ classes (protocol.md §1.11). Retries and the wording of errors are the SDK's, k
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +26,7 @@ from forge_cli.backends._chat_request import to_chat_body
 from forge_cli.backends._chat_stream import ChatStreamTranslator
 from forge_cli.errors import BackendConnectionError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
+from forge_cli.jsonsafe import whole_object
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.request import Request
@@ -291,7 +291,7 @@ class _ChunkReader:
             if not self._data and line.startswith("data: {"):  # the usual line: a whole chunk
                 value = line[6:]
                 if len(value) < self._max_event:
-                    chunk = _whole_object(value.rstrip(), self._max_depth)
+                    chunk = whole_object(value.rstrip(), self._max_depth)
                     if chunk is not None:
                         out.append(chunk)
                         continue
@@ -355,22 +355,6 @@ async def _chunk_batches(
     batch = reader.flush()
     if batch:
         yield batch
-
-
-_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-"""The parser ``json.loads`` runs, called directly: one call per chunk instead of four."""
-
-
-def _whole_object(text: str, max_depth: int) -> dict[str, Any] | None:
-    """``text`` parsed when it is one JSON object within the nesting limit, else ``None`` (the
-    caller then takes the general path, which reports or skips what this one does not take)."""
-    if text.count("{") + text.count("[") > max_depth:
-        return None  # maybe too deep: jsonsafe decides
-    try:
-        value, end = _scan(text, 0)
-    except (StopIteration, ValueError, RecursionError):
-        return None
-    return value if end == len(text) and isinstance(value, dict) else None
 
 
 def _parse(payload: str, max_depth: int, *, quiet: bool = False) -> dict[str, Any] | None:
