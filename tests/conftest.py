@@ -1,5 +1,5 @@
 """Suite-wide fixtures: a network guard (loopback only), an isolated HOME, the test backend hook,
-the anyio backend."""
+no secret registered across tests, the anyio backend."""
 
 from __future__ import annotations
 
@@ -78,6 +78,18 @@ def _test_backend_hook() -> Iterator[None]:
     install()
     yield
     set_backend_override(None)
+
+
+@pytest.fixture(autouse=True)
+def _no_secrets_between_tests() -> Iterator[None]:
+    """Each test starts with no registered secret and leaves none behind: the registry is
+    process-wide (a run registers its keys once), so without this a test's redaction would depend
+    on which tests ran before it in the same worker."""
+    from forge_cli.redact import clear_secrets
+
+    clear_secrets()
+    yield
+    clear_secrets()
 
 
 @pytest.fixture

@@ -8,6 +8,8 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pexpect
@@ -52,8 +54,9 @@ class _Term:
             self.seen += data.decode("utf-8", "replace")
 
 
-def test_a_paste_during_streaming_becomes_one_message(tmp_path: Path) -> None:
-    gate = threading.Event()
+@contextmanager
+def _chat(tmp_path: Path, *replies: Reply) -> Iterator[tuple[LoopbackServer, pexpect.spawn, _Term]]:
+    """``forge chat`` in a 100x40 pty against a loopback chat server holding ``replies``."""
     env = {
         **os.environ,
         "TERM": "xterm",
@@ -61,25 +64,31 @@ def test_a_paste_during_streaming_becomes_one_message(tmp_path: Path) -> None:
         "FORGE_CONFIG": str(tmp_path / "config.toml"),
     }
     with LoopbackServer() as server:
-        server.add(_answer("Working", WaitFor(gate), " done."), _answer("Got both lines."))
+        server.add(*replies)
         args = ["-m", "forge_cli.cli", "chat", "--api", "chat", "--base-url", server.base_url,
                 "-m", "m"]  # fmt: skip
         child = pexpect.spawn(sys.executable, args, env=env, dimensions=(40, 100))
-        term = _Term(child)
         try:
-            term.until(READY)
-            child.send("first question\r")
-            term.until("Working")
-            child.send("line one\rline two\r")  # pasted while the answer streams
-            gate.set()
-            term.until(READY, count=2)  # the next prompt, with the pasted text in it
-            child.send("\r")
-            term.until("Got both lines.")
-            term.until(READY, count=3)
-            child.send("/exit\r")
-            child.expect(pexpect.EOF, timeout=15)
+            yield server, child, _Term(child)
         finally:
             child.close(force=True)
+
+
+def test_a_paste_during_streaming_becomes_one_message(tmp_path: Path) -> None:
+    gate = threading.Event()
+    replies = _answer("Working", WaitFor(gate), " done."), _answer("Got both lines.")
+    with _chat(tmp_path, *replies) as (server, child, term):
+        term.until(READY)
+        child.send("first question\r")
+        term.until("Working")
+        child.send("line one\rline two\r")  # pasted while the answer streams
+        gate.set()
+        term.until(READY, count=2)  # the next prompt, with the pasted text in it
+        child.send("\r")
+        term.until("Got both lines.")
+        term.until(READY, count=3)
+        child.send("/exit\r")
+        child.expect(pexpect.EOF, timeout=15)
         bodies = [request.json() for request in server.requests]
     assert len(bodies) == 2  # not one request per pasted line
     assert bodies[1]["messages"][-1] == {"role": "user", "content": "line one\nline two"}
@@ -87,29 +96,16 @@ def test_a_paste_during_streaming_becomes_one_message(tmp_path: Path) -> None:
 
 def test_one_line_typed_ahead_is_sent_as_the_next_message(tmp_path: Path) -> None:
     gate = threading.Event()
-    env = {
-        **os.environ,
-        "TERM": "xterm",
-        "FORGE_DATA_DIR": str(tmp_path / "data"),
-        "FORGE_CONFIG": str(tmp_path / "config.toml"),
-    }
-    with LoopbackServer() as server:
-        server.add(_answer("Working", WaitFor(gate), " done."), _answer("Second answer."))
-        args = ["-m", "forge_cli.cli", "chat", "--api", "chat", "--base-url", server.base_url,
-                "-m", "m"]  # fmt: skip
-        child = pexpect.spawn(sys.executable, args, env=env, dimensions=(40, 100))
-        term = _Term(child)
-        try:
-            term.until(READY)
-            child.send("first question\r")
-            term.until("Working")
-            child.send("next question\r")  # typed ahead and entered while the answer streams
-            gate.set()
-            term.until("Second answer.")  # sent as it was entered, without another Enter
-            term.until(READY, count=3)
-            child.send("/exit\r")
-            child.expect(pexpect.EOF, timeout=15)
-        finally:
-            child.close(force=True)
+    replies = _answer("Working", WaitFor(gate), " done."), _answer("Second answer.")
+    with _chat(tmp_path, *replies) as (server, child, term):
+        term.until(READY)
+        child.send("first question\r")
+        term.until("Working")
+        child.send("next question\r")  # typed ahead and entered while the answer streams
+        gate.set()
+        term.until("Second answer.")  # sent as it was entered, without another Enter
+        term.until(READY, count=3)
+        child.send("/exit\r")
+        child.expect(pexpect.EOF, timeout=15)
         bodies = [request.json() for request in server.requests]
     assert [b["messages"][-1]["content"] for b in bodies] == ["first question", "next question"]

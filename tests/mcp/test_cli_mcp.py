@@ -22,7 +22,9 @@ from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks, tool
 FORGE = [sys.executable, "-m", "forge_cli.cli"]
 
 
-def _forge(tmp_path: Path, *args: str, config: str = "") -> subprocess.CompletedProcess[str]:
+def _forge(
+    tmp_path: Path, *args: str, config: str = "", input: str = ""
+) -> subprocess.CompletedProcess[str]:
     config_path = tmp_path / "config.toml"
     config_path.write_text(config)
     env = {
@@ -33,7 +35,7 @@ def _forge(tmp_path: Path, *args: str, config: str = "") -> subprocess.Completed
     }
     return subprocess.run(
         [*FORGE, *args],
-        input="",
+        input=input,
         capture_output=True,
         text=True,
         env=env,
@@ -204,22 +206,14 @@ def test_chat_lists_mcp_servers_and_runs_their_tools(tmp_path: Path) -> None:
     with FakeChatServer() as server:
         server.add(tool_call_chunks([("calc__echo", {"text": "from chat"})]))
         server.add(text_chunks("Echoed."))
-        config_path = tmp_path / "config.toml"
-        config_path.write_text("")
-        env = {
-            **os.environ,
-            "FORGE_DATA_DIR": str(tmp_path / "data"),
-            "FORGE_CONFIG": str(config_path),
-            "OPENAI_API_KEY": "sk-test-not-real",
-        }
-        proc = subprocess.run(
-            [*FORGE, "chat", *_chat_args(server), "--mcp", CALC, "--yes"],
+        proc = _forge(
+            tmp_path,
+            "chat",
+            *_chat_args(server),
+            "--mcp",
+            CALC,
+            "--yes",
             input="/mcp\necho something\n/mcp off calc\n",
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-            check=False,
         )
         server.assert_consumed()
     assert proc.returncode == 0, proc.stderr
@@ -236,22 +230,8 @@ def test_a_server_dying_mid_chat_is_one_line_and_the_chat_goes_on(tmp_path: Path
         server.add(tool_call_chunks([("calc__crash", {})]))
         server.add(text_chunks("It crashed."))
         server.add(text_chunks("Second answer."))
-        config_path = tmp_path / "config.toml"
-        config_path.write_text("")
-        env = {
-            **os.environ,
-            "FORGE_DATA_DIR": str(tmp_path / "data"),
-            "FORGE_CONFIG": str(config_path),
-            "OPENAI_API_KEY": "sk-test-not-real",
-        }
-        proc = subprocess.run(
-            [*FORGE, "chat", *_chat_args(server), "--mcp", CALC, "--yes"],
-            input="crash it\nagain\n",
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-            check=False,
+        proc = _forge(
+            tmp_path, "chat", *_chat_args(server), "--mcp", CALC, "--yes", input="crash it\nagain\n"
         )
         server.assert_consumed()
     assert proc.returncode == 0, proc.stderr
