@@ -538,27 +538,39 @@ SCENARIOS = [
 ]
 
 
-def measure(client: Client, server: MockServer, runs: int) -> dict[tuple[str, str], Run]:
-    results: dict[tuple[str, str], Run] = {}
+def measure(
+    clients: list[Client], server: MockServer, runs: int
+) -> dict[str, dict[tuple[str, str], Run]]:
+    """Per client and scenario, the median of ``runs`` runs. The clients take turns run by run
+    (each scenario: run 1 of every client, then run 2, ...), so a drift in the machine's load
+    weighs on all of them alike instead of on whichever client was measured then."""
+    samples: dict[str, dict[tuple[str, str], list[Run]]] = {c.name: {} for c in clients}
     for size, mode, count in SCENARIOS:
-        argv = client.argv.get(mode)
-        if argv is None:
-            continue
         server.tokens = ["<tool>"] if mode == "tool" else markdown_tokens(count)
-        samples = [run_in_pty(argv, client.env, server, piped=mode == "plain") for _ in range(runs)]
-        good = [s for s in samples if s.ok]
-        if not good:
-            results[(size, mode)] = Run(0, 0, 0, None, False, samples[-1].note)
-            continue
-        paints = [s.first_paint for s in good if s.first_paint is not None]
-        results[(size, mode)] = Run(
-            statistics.median(s.cpu for s in good),
-            statistics.median(s.wall for s in good),
-            max(s.rss_mb for s in good),
-            statistics.median(paints) if paints else None,
-            True,
-        )
-    return results
+        for _ in range(runs):
+            for client in clients:
+                argv = client.argv.get(mode)
+                if argv is None:
+                    continue
+                run = run_in_pty(argv, client.env, server, piped=mode == "plain")
+                samples[client.name].setdefault((size, mode), []).append(run)
+    table: dict[str, dict[tuple[str, str], Run]] = {}
+    for name, scenarios in samples.items():
+        results = table[name] = {}
+        for key, runs_of_key in scenarios.items():
+            good = [s for s in runs_of_key if s.ok]
+            if not good:
+                results[key] = Run(0, 0, 0, None, False, runs_of_key[-1].note)
+                continue
+            paints = [s.first_paint for s in good if s.first_paint is not None]
+            results[key] = Run(
+                statistics.median(s.cpu for s in good),
+                statistics.median(s.wall for s in good),
+                max(s.rss_mb for s in good),
+                statistics.median(paints) if paints else None,
+                True,
+            )
+    return table
 
 
 def _fmt(run: Run | None) -> str:
@@ -697,9 +709,9 @@ def main() -> int:
                 f"pty {COLUMNS}x{ROWS}, median of {args.runs} runs; python {sys.version.split()[0]}"
                 f"; server think time {args.think:g} s"
             )
-            for client in clients:
-                print(f"  measuring {client.name} ...", flush=True)
-                table[client.name] = measure(client, server, args.runs)
+            names = ", ".join(c.name for c in clients)
+            print(f"  measuring {names} (taking turns) ...", flush=True)
+            table.update(measure(clients, server, args.runs))
     finally:
         server.close()
     forge = table.get("forge")

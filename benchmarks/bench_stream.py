@@ -9,8 +9,9 @@ Then the turn path as ``forge ask --plain`` / ``--jsonl`` runs it, in-process (C
 best of 5): the ResponsesBackend reading the bytes in 4 KB network reads from a mock transport,
 the fold (with the live key redactor), the turn runner and the renderer writing to a buffer --
 once folding each network read's events into one snapshot (``stream_batches``, the Responses
-path) and once one snapshot per event (the path of backends without batches). The floor is what
-any client must do: split the SSE frames, ``json.loads`` each, append the text.
+path) and once one snapshot per event (the path of backends without batches); and the same
+answer as Chat Completions chunks through the chat backend (``plain, chat chunks``). The floor
+is what any client must do: split the SSE frames, ``json.loads`` each, append the text.
 ``--baseline SRC`` measures the tree in SRC (a checkout's ``src/``) in the same run, for
 before/after figures.
 """
@@ -102,6 +103,26 @@ def build_stream(deltas: int = DELTAS) -> bytes:
     return "".join(frames).encode()
 
 
+def build_chat_stream(deltas: int = DELTAS) -> bytes:
+    """The same answer as Chat Completions chunks (one token per chunk, as servers send them)."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+        body = {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "bench",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        return f"data: {json.dumps(body)}\n\n"
+
+    frames = [chunk({"role": "assistant", "content": ""})]
+    frames.extend(chunk({"content": f" word{i % 97}"}) for i in range(deltas))
+    frames.append(chunk({}, "stop"))
+    frames.append("data: [DONE]\n\n")
+    return "".join(frames).encode()
+
+
 def chunks(body: bytes, size: int = 4096) -> list[bytes]:
     return [body[i : i + size] for i in range(0, len(body), size)]
 
@@ -161,11 +182,12 @@ def run_floor(body: bytes) -> float:
     return time.process_time() - start
 
 
-def run_turn_path(body: bytes, mode: str, *, batched: bool) -> float:
+def run_turn_path(body: bytes, mode: str, *, batched: bool, chat: bool = False) -> float:
     """CPU seconds for one answer through backend, fold, turn runner and renderer."""
     import httpx2
 
     from forge_cli.agent.turn import backend_responder, run_turn
+    from forge_cli.backends.chat_completions import ChatCompletionsBackend
     from forge_cli.backends.responses_http import ResponsesBackend
     from forge_cli.protocol.request import Request
     from forge_cli.render.json_renderer import JsonlRenderer
@@ -183,9 +205,16 @@ def run_turn_path(body: bytes, mode: str, *, batched: bool) -> float:
         return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=Body())
 
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
-    backend: Any = ResponsesBackend(
-        "http://bench.invalid/v1", api_key="sk-bench-0123456789", client=client
-    )
+    backend: Any
+    if chat:
+        backend = ChatCompletionsBackend(
+            base_url="http://bench.invalid/v1", api_key="sk-bench-0123456789"
+        )
+        backend._client = client  # the mock transport instead of a connection
+    else:
+        backend = ResponsesBackend(
+            "http://bench.invalid/v1", api_key="sk-bench-0123456789", client=client
+        )
     if not batched:
         backend = _PerEvent(backend)
     out = io.StringIO()
@@ -222,12 +251,15 @@ class _PerEvent:
 def measure_turns(body: bytes) -> dict[str, float]:
     """Best-of-5 CPU µs per event for the floor and each turn path."""
     events = body.count(b"\n\n")
+    deltas = body.count(b"event: response.output_text.delta\n")
+    chat_body = build_chat_stream(deltas)  # the same answer; per event = per text delta here
     figures: dict[str, float] = {}
     jobs: dict[str, Any] = {"floor": lambda: run_floor(body)}
     for mode in ("plain", "jsonl"):
         for batched in (True, False):
             label = f"{mode}, {'batched' if batched else 'per event'}"
             jobs[label] = lambda m=mode, b=batched: run_turn_path(body, m, batched=b)
+    jobs["plain, chat chunks"] = lambda: run_turn_path(chat_body, "plain", batched=True, chat=True)
     for label, job in jobs.items():
         job()  # warm imports and caches
         figures[label] = min(job() for _ in range(5)) * 1e6 / events

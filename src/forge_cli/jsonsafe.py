@@ -16,12 +16,20 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Callable
 from itertools import accumulate
-from typing import Any
+from typing import Any, cast
 
 from forge_cli.limits import DEFAULT_LIMITS
 
-__all__ = ["JSONTooDeepError", "json_depth", "loads", "max_depth", "set_max_depth"]
+__all__ = [
+    "JSONTooDeepError",
+    "json_depth",
+    "loads",
+    "max_depth",
+    "set_max_depth",
+    "whole_object",
+]
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
@@ -87,3 +95,24 @@ def loads(text: str | bytes, *, max_depth: int | None = None) -> Any:
         return json.loads(text)
     except RecursionError:  # only if the limit was set above what the interpreter allows
         raise JSONTooDeepError(limit) from None
+
+
+_scan = cast("Callable[[str, int], tuple[Any, int]]", json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
+
+
+def whole_object(text: str, max_depth: int | None = None) -> dict[str, Any] | None:
+    """``text`` parsed when it is exactly one JSON object (nothing around it) that nests no deeper
+    than ``max_depth`` (default: the setting); else ``None``, and the caller parses it with
+    :func:`loads`, which reports what is wrong.
+
+    The fast path of a stream's events: one call of the parser :func:`json.loads` runs, instead
+    of four Python calls and two whitespace matches around it.
+    """
+    limit = _max_depth if max_depth is None else max_depth
+    if text.count("{") + text.count("[") > limit:
+        return None  # maybe too deep: loads decides
+    try:
+        value, end = _scan(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    return value if end == len(text) and type(value) is dict else None

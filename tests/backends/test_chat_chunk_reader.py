@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from forge_cli.backends import chat_completions
 from forge_cli.backends._http import BodyBudget
 from forge_cli.backends.chat_completions import _ChunkReader
 from forge_cli.errors import ProtocolError
@@ -75,3 +76,50 @@ def test_the_body_budget_holds() -> None:
     reader = _ChunkReader(BodyBudget("http://x", limit=100))
     with pytest.raises(ProtocolError, match="larger than"):
         reader.feed(b"data: {}\n\n" * 20)
+
+
+_LINES = st.sampled_from(
+    [
+        b'data: {"choices": [{"index": 0, "delta": {"content": "hi"}}]}',
+        b'data: {"a": {"b": {"c": {"d": [1]}}}}',  # deeper than the limit below
+        b'data: {"a": 1} trailing',
+        b'data: {"a": 1}  \x0b',
+        b'data: {"a": "\\ud800"}',
+        b'data: {"a": "\xff\xfe"}',
+        b'data: {"a": 1}{"b": 2}',
+        b'data: {"unclosed": [1, 2',
+        b"data: {}",
+        b"data:{}",
+        b"data: [1, 2]",
+        b"data: [DONE]",
+        b"data: 7",
+        b": keep-alive",
+        b"event: message",
+        b"",
+    ]
+)
+
+
+@given(lines=st.lists(_LINES, max_size=20), cuts=st.lists(st.integers(0, 600), max_size=6))
+def test_the_one_line_chunk_path_takes_what_the_general_path_takes(
+    lines: list[bytes], cuts: list[int]
+) -> None:
+    body = b"\n".join(lines) + b"\n"
+    limits = replace(DEFAULT_LIMITS, max_json_depth=3)
+
+    def read(limits: Any) -> list[Any]:
+        reader = _ChunkReader(BodyBudget("http://x"), limits)
+        out: list[Any] = []
+        start = 0
+        for cut in [*sorted({min(c, len(body)) for c in cuts}), len(body)]:
+            out.extend(reader.feed(body[start:cut]))
+            start = cut
+            if reader.done:
+                return out
+        return out + reader.flush()
+
+    fast = read(limits)
+    with pytest.MonkeyPatch.context() as patch:  # every line through the general path
+        patch.setattr(chat_completions, "whole_object", lambda *_: None)
+        general = read(limits)
+    assert fast == general

@@ -66,6 +66,11 @@ def test_redact_data_walks_any_depth_without_recursion(secret: str) -> None:
 # -- JSON depth -------------------------------------------------------------------------------
 
 
+def _nest(children: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    keys = st.text(max_size=3)
+    return st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=3)
+
+
 @given(st.integers(1, 400), st.integers(1, 300))
 def test_depth_limit_is_exact(depth: int, limit: int) -> None:
     text = "[" * depth + "]" * depth
@@ -89,6 +94,26 @@ def test_far_too_deep_is_a_value_error_never_a_recursion_error() -> None:
     text = "{" + '"a":[' * 200_000 + "]" * 200_000 + "}"
     with pytest.raises(ValueError, match="nested deeper than 128"):
         jsonsafe.loads(text)
+
+
+_JSONISH = st.text(alphabet='{}[]"\\:, \t\n\x0b01ab\ud800é', max_size=40) | st.builds(
+    json.dumps, st.recursive(st.none() | st.integers() | st.text(max_size=4), _nest, max_leaves=12)
+)
+
+
+@settings(max_examples=500)
+@given(_JSONISH, st.integers(1, 6))
+def test_the_whole_object_fast_path_takes_only_what_loads_takes(text: str, limit: int) -> None:
+    fast = jsonsafe.whole_object(text, limit)
+    try:
+        value = jsonsafe.loads(text, max_depth=limit)
+    except ValueError:
+        value = None
+    if fast is not None:  # taken: exactly what loads gives
+        assert type(value) is dict
+        assert fast == value
+    elif type(value) is dict:  # left to loads: only text with something around the object
+        assert text != text.strip(" \t\n\r") or text.count("{") + text.count("[") > limit
 
 
 # -- SSE size limits ---------------------------------------------------------------------------

@@ -110,3 +110,20 @@ def test_agent_events_become_notices() -> None:
     # Started and completed calls and new iterations are not news: the snapshots show them.
     assert "iteration started" not in text
     assert "tool_call.started" not in text
+
+
+def test_hundreds_of_blocks_settling_at_once_print_as_one_shot() -> None:
+    """An answer that streamed faster than the redraws settles all its blocks at the end: they
+    are printed a few dozen at a time (bounded memory), and the screen is the one-shot's."""
+    screen = Screen()
+    renderer = RichRenderer(screen.console(), clock=FakeClock(0.0))  # no redraw falls due
+    chunks = [f"Paragraph {i} has some words.\n\n" for i in range(300)]
+    snaps = _stream(chunks)
+    for snap in snaps:
+        renderer.on_snapshot(snap)
+    assert renderer.redraws == 1  # the first content only: nothing settled during the stream
+    final = _final(snaps)
+    renderer.finish(final)
+    text = screen.text()
+    assert all(text.count(f"Paragraph {i} has") == 1 for i in range(300))
+    assert text == render_plain_text(renderer.render_static(final))

@@ -26,6 +26,7 @@ from forge_cli.backends._chat_request import to_chat_body
 from forge_cli.backends._chat_stream import ChatStreamTranslator
 from forge_cli.errors import BackendConnectionError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
+from forge_cli.jsonsafe import whole_object
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.request import Request
@@ -278,10 +279,23 @@ class _ChunkReader:
     def feed(self, raw: bytes) -> list[dict[str, Any] | None]:
         """The chunks the bytes of one read complete (ending with ``None`` at ``[DONE]``)."""
         out: list[dict[str, Any] | None] = []
-        for line in self._splitter.feed(self._budget.add(raw)):
+        lines = self._splitter.feed(self._budget.add(raw))
+        if not lines:
+            return out
+        # One decode per read: a line end is never part of a UTF-8 sequence, so decoding the
+        # joined lines gives the same text as decoding each line.
+        text = b"\n".join(lines).decode("utf-8", errors="replace")
+        for line in text.split("\n"):
             if not line and not self._data:
                 continue  # the blank line after a chunk already taken
-            self._line(line.decode("utf-8", errors="replace"), out)
+            if not self._data and line.startswith("data: {"):  # the usual line: a whole chunk
+                value = line[6:]
+                if len(value) < self._max_event:
+                    chunk = whole_object(value.rstrip(), self._max_depth)
+                    if chunk is not None:
+                        out.append(chunk)
+                        continue
+            self._line(line, out)
             if self.done:
                 break
         return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ from forge_cli.cli.build import (
     streams_straight,
     tool_output_guard,
 )
-from forge_cli.cli.main import EXIT_CODES_EPILOG
+from forge_cli.cli.main import EXIT_CODES_EPILOG, end_without_teardown
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings
 from forge_cli.conversations.plain import first_request_wire, new_conversation_id
@@ -202,9 +203,18 @@ def ask(
         if store is not None and not isinstance(conversation, str) and conversation.turns:
             conversation.turns = store.load(conversation.id).turns  # re-read under the lock
         make_view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)
-        asyncio.run(
-            _answer(settings, text, make_view, conversation, store, tuple(options.get("mcp") or ()))
-        )
+        # What start-up built lives until the process ends: the garbage collector need not
+        # look at it again while the answer streams (one question, then exit).
+        gc.freeze()
+        try:
+            asyncio.run(
+                _answer(
+                    settings, text, make_view, conversation, store, tuple(options.get("mcp") or ())
+                )
+            )
+        finally:
+            gc.unfreeze()  # a caller that goes on (tests run commands in-process) collects as usual
+    end_without_teardown()  # the answer is written and saved: no interpreter teardown
 
 
 _CARRIED = (

@@ -27,7 +27,24 @@ from forge_cli.errors import (
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
-__all__ = ["COMMANDS", "EXIT_CODES_EPILOG", "LazyGroup", "cli", "main"]
+__all__ = ["COMMANDS", "EXIT_CODES_EPILOG", "LazyGroup", "cli", "end_without_teardown", "main"]
+
+_leave_at_once = False
+"""Set by a command that has written and saved everything (see :func:`end_without_teardown`)."""
+
+
+def end_without_teardown() -> None:
+    """Let this process end without the interpreter's teardown once the command returns.
+
+    A one-shot command (``forge ask``) calls it after its answer is written and its conversation
+    saved. :func:`main` then flushes stdout and stderr, runs the ``atexit`` handlers (logging's
+    flush among them) and ends the process with the exit code at once: the teardown would free
+    every object one by one and run a last garbage collection -- ~0.1 s of CPU for an answer,
+    none of it useful once everything is written (benchmarks/PROFILE.md, "Plain path near the
+    floor"). Any other non-daemon thread still running makes it the usual exit.
+    """
+    global _leave_at_once
+    _leave_at_once = True
 
 
 class LazyGroup(click.Group):
@@ -145,7 +162,32 @@ def main(argv: Sequence[str] | None = None) -> None:
         # The reader went away (``forge ask ... | head``): not an error worth a traceback.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+    if _leave_at_once:
+        _leave(code)
     sys.exit(code)
+
+
+def _leave(code: int) -> None:
+    """End the process now with ``code``, as :func:`sys.exit` would but without the teardown.
+
+    Returns (for the usual exit) when another non-daemon thread is alive: the interpreter joins
+    those before it exits, and so must we.
+    """
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        main_thread = threading.main_thread()
+        if any(t is not main_thread and not t.daemon for t in threading.enumerate()):
+            return
+    import atexit
+
+    atexit._run_exitfuncs()  # what the interpreter runs at exit, in the same order
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -420,9 +420,16 @@ class RichRenderer:
             self.console.control(Control.move_to_column(0), Control((ControlType.ERASE_IN_LINE, 2)))
 
     def _flush(self) -> None:
-        if self._pending:
-            pending, self._pending = self._pending, []
-            self.console.print(Group(*pending))
+        # At most _PRINT_AT_ONCE blocks per print: rich renders a print whole before writing it,
+        # and an answer that streamed faster than the redraws (a fast local server) settles
+        # hundreds of blocks at once (a 20k-token answer: +4 MB of peak RSS printed in one go).
+        pending, self._pending = self._pending, []
+        for start in range(0, len(pending), _PRINT_AT_ONCE):
+            self.console.print(Group(*pending[start : start + _PRINT_AT_ONCE]))
+
+
+_PRINT_AT_ONCE = 64
+"""Settled blocks printed per ``console.print`` (bounds what rich holds rendered at once)."""
 
 
 def _text_length(response: Response) -> int:

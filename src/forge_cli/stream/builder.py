@@ -165,6 +165,31 @@ class SnapshotBuilder:
         self._pending[key] = None
         return True
 
+    def appends_text(self, data: dict[str, Any]) -> bool:
+        """Whether a text delta addressed like ``data`` now takes the fast path: appended to a
+        streaming part's buffer, nothing else looked at or recorded (the fold applies a run of
+        such deltas as one)."""
+        if self.terminal is not None:
+            return False
+        position = self._locate(data)
+        if position is None:
+            return False
+        key = (position, "content", _int(data.get("content_index"), 0))
+        return key in self._buffers and is_message(self._items[position])
+
+    def take_sequence(self, data: dict[str, Any]) -> bool:
+        """Record a text delta's sequence number as :meth:`apply` would, for a delta the fold
+        applies as part of a run; ``False``, recording nothing, when it repeats one already seen
+        (the fold then applies it on its own, and it is reported as a duplicate)."""
+        seq = data.get("sequence_number")
+        if not isinstance(seq, int) or isinstance(seq, bool):
+            return True
+        fingerprint = (_TEXT_DELTA, _fingerprint(data))
+        if self._seen.get(seq) == fingerprint:
+            return False
+        self._seen[seq] = fingerprint
+        return True
+
     def _sync(self) -> None:
         """Put the text of pending parts into their messages (copy-on-write, once per read)."""
         if not self._pending:

@@ -80,8 +80,8 @@ async def fold_batches(
                     last = builder.snapshot
                     yield last
                     changed = False
-            for event in rest:
-                changed = apply(redactor(event)) or changed
+            if _apply_merged(builder, redactor, rest):
+                changed = True
             if changed:
                 last = builder.snapshot
                 yield last
@@ -92,6 +92,88 @@ async def fold_batches(
         raise
     async for snapshot in _close(builder, redactor, last):
         yield snapshot
+
+
+_TEXT_DELTA = "response.output_text.delta"
+
+
+def _apply_merged(
+    builder: SnapshotBuilder, redactor: DeltaRedactor, events: Sequence[StreamEvent]
+) -> bool:
+    """Apply ``events`` (that arrived together), each run of text deltas for one part as one.
+
+    Only the snapshot after the batch is read, so a run's deltas joined give the same state as
+    one by one: the same text in the part's buffer, the same text held back by the key redactor
+    (it redacts what it was given plus what it held, and holds back the same possible start of
+    a key). Only deltas the builder appends to a streaming part (``appends_text``) are joined;
+    any other is applied on its own (the first of a part, one for an unknown item, one after
+    the end: each is counted or recorded as it would be). Deltas with a ``sequence_number`` are
+    redacted one by one, as the builder tells a repeated one by its redacted text: their numbers
+    are recorded as they join the run (``take_sequence``), and a repeat is applied on its own,
+    which reports it. Whether anything changed.
+    """
+    apply = builder.apply
+    changed = False
+    run = _Run()
+    for event in events:
+        data = event.data
+        if event.type == _TEXT_DELTA:
+            delta = data.get("delta")
+            if isinstance(delta, str):
+                key = (data.get("item_id"), data.get("output_index"), data.get("content_index"))
+                sequenced = "sequence_number" in data
+                if not (run.pieces and key == run.where and sequenced == run.redacted):
+                    changed = run.apply(builder, redactor) or changed
+                    if not builder.appends_text(data):
+                        changed = apply(redactor(event)) or changed
+                        continue
+                    run.where, run.redacted = key, sequenced
+                if sequenced:
+                    event = redactor(event)
+                    if not builder.take_sequence(event.data):
+                        changed = run.apply(builder, redactor) or changed
+                        changed = apply(event) or changed  # a repeat: reported by the builder
+                        continue
+                    delta = event.data["delta"]
+                if run.first is None:
+                    run.first = event
+                run.pieces.append(delta)
+                continue
+        changed = run.apply(builder, redactor) or changed
+        changed = apply(redactor(event)) or changed
+    return run.apply(builder, redactor) or changed
+
+
+class _Run:
+    """Text deltas for one part that arrived one after another, to be applied as one."""
+
+    __slots__ = ("first", "pieces", "redacted", "where")
+
+    def __init__(self) -> None:
+        self.first: StreamEvent | None = None
+        self.pieces: list[str] = []
+        self.where: tuple[object, object, object] | None = None
+        self.redacted = False
+        """The pieces are redacted already and their sequence numbers recorded."""
+
+    def apply(self, builder: SnapshotBuilder, redactor: DeltaRedactor) -> bool:
+        """Apply the run (if any) as one delta and start a new one; whether it changed."""
+        first, pieces = self.first, self.pieces
+        if first is None:
+            return False
+        self.first, self.pieces = None, []
+        if self.redacted:
+            data = {k: v for k, v in first.data.items() if k != "sequence_number"}
+            data["delta"] = "".join(pieces)
+            merged = StreamEvent(_TEXT_DELTA, data)
+        elif len(pieces) == 1:
+            return builder.apply(redactor(first))
+        else:
+            merged = redactor(StreamEvent(_TEXT_DELTA, {**first.data, "delta": "".join(pieces)}))
+        more = len(pieces) - 1  # counted as the events they were
+        builder.diagnostics.events += more
+        builder.valid_events += more
+        return builder.apply(merged)
 
 
 async def _close(

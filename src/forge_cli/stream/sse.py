@@ -197,15 +197,16 @@ class SSEDecoder:
 
 
 def _decode(name: str | None, payload: str, max_depth: int | None = None) -> StreamEvent:
-    data: Any
-    try:
-        data = jsonsafe.loads(payload, max_depth=max_depth) if not _blank(payload) else {}
-    except jsonsafe.JSONTooDeepError as exc:
-        return StreamEvent(
-            INVALID_EVENT, {"event": name, "raw": payload[:2000], "reason": str(exc)}
-        )
-    except ValueError:
-        return StreamEvent(INVALID_EVENT, {"event": name, "raw": payload[:2000]})
+    data: Any = jsonsafe.whole_object(payload, max_depth) if payload[:1] == "{" else None
+    if data is None:
+        try:
+            data = jsonsafe.loads(payload, max_depth=max_depth) if not _blank(payload) else {}
+        except jsonsafe.JSONTooDeepError as exc:
+            return StreamEvent(
+                INVALID_EVENT, {"event": name, "raw": payload[:2000], "reason": str(exc)}
+            )
+        except ValueError:
+            return StreamEvent(INVALID_EVENT, {"event": name, "raw": payload[:2000]})
     if not isinstance(data, dict):
         return StreamEvent(INVALID_EVENT, {"event": name, "raw": payload[:2000]})
     data_type = data.get("type")
