@@ -4,6 +4,8 @@ errors and events of an ordinary send (ADR 0020)."""
 
 from __future__ import annotations
 
+import asyncio
+import re
 import threading
 from typing import Any
 
@@ -12,7 +14,7 @@ import pytest
 from forge_cli.backends import ResponsesBackend, RetryPolicy
 from forge_cli.errors import AuthError, BackendConnectionError, BackendHTTPError, ForgeError
 from forge_cli.protocol import Request, StreamEvent
-from helpers.loopback import LoopbackServer, Reply, sse
+from helpers.loopback import Drop, LoopbackServer, Reply, WaitFor, sse
 
 pytestmark = pytest.mark.anyio
 
@@ -202,3 +204,122 @@ async def test_closing_the_backend_collects_a_failed_early_send() -> None:
     await backend.send_early(_request().to_wire())  # the attempt failed; nobody takes it over
     await backend.aclose()  # its error is retrieved here, not raised, not left unretrieved
     assert backend._early is None
+
+
+# --- reading the early send's reply while the models are imported (ADR-0018, ADR-0020) ----------
+
+
+def _three_parts(*, drop: bool = False, gate: threading.Event | None = None) -> Reply:
+    """A reply whose deltas arrive in separate network reads (a gate after the first when
+    given), optionally cut off after them."""
+    steps: list[Any] = [sse({"type": "response.output_text.delta", "delta": "One"})]
+    if gate is not None:
+        steps.append(WaitFor(gate))
+    steps += [
+        sse({"type": "response.output_text.delta", "delta": " two"}),
+        sse({"type": "response.output_text.delta", "delta": " three"}),
+    ]
+    if drop:
+        steps.append(Drop())
+    else:
+        steps += (_done("One two three").steps or ())[-1:]  # response.completed
+    return Reply.sse(steps)
+
+
+async def _read_early_then_stream(
+    server: LoopbackServer, **fields: Any
+) -> tuple[list[list[StreamEvent]], ForgeError | None]:
+    """``send_early``, an early reader offering batches to the (patched) first-paint preview,
+    then ``stream_batches`` taking the send over."""
+    backend = ResponsesBackend(server.base_url, api_key=KEY, sleep=_no_sleep)
+    request = _request(**fields)
+    busy: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    batches: list[list[StreamEvent]] = []
+    try:
+        await backend.send_early(request.to_wire())
+        backend.read_early_while(busy)
+        async for batch in backend.stream_batches(request):
+            batches.append(batch)
+        return batches, None
+    except ForgeError as exc:
+        return batches, exc
+    finally:
+        busy.set_result(None)
+        await backend.aclose()
+
+
+async def test_batches_read_early_are_yielded_first_and_the_rest_follows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    offered: list[Any] = []
+    painted = asyncio.Event()
+
+    def preview(batch: Any) -> bool:  # shows the first batch, then asks to fold
+        offered.append(batch)
+        painted.set()
+        return False
+
+    monkeypatch.setattr("forge_cli._lazy.first_paint", preview)
+    gate = threading.Event()
+    with LoopbackServer() as server:
+        server.add(_three_parts(gate=gate))
+        reader = asyncio.ensure_future(_read_early_then_stream(server))
+        await painted.wait()  # the early reader has the first read (the server waits on the gate)
+        gate.set()
+        batches, error = await reader
+        assert len(server.requests) == 1
+    assert error is None
+    assert batches[0] is offered[0]  # the very batch the preview painted, not a second read
+    assert len(offered) == 1
+    deltas = [e.data["delta"] for b in batches for e in b if e.type.endswith(".delta")]
+    assert deltas == ["One", " two", " three"]
+    assert batches[-1][-1].type == "response.completed"
+
+
+async def test_a_stream_read_whole_early_is_yielded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    offered: list[Any] = []
+
+    def preview(batch: Any) -> bool:  # keeps reading to the end
+        offered.append(batch)
+        return True
+
+    monkeypatch.setattr("forge_cli._lazy.first_paint", preview)
+    with LoopbackServer() as server:
+        server.add(_three_parts())
+        batches, error = await _read_early_then_stream(server)
+    assert error is None
+    assert [id(b) for b in batches] == [id(b) for b in offered]
+    assert sum(len(b) for b in batches) == 4
+
+
+async def test_an_error_met_while_reading_early_comes_after_what_was_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("forge_cli._lazy.first_paint", lambda batch: True)
+    with LoopbackServer() as server:
+        server.add(_three_parts(drop=True))
+        batches, error = await _read_early_then_stream(server)
+    with LoopbackServer() as server:  # the same reply without an early reader
+        server.add(_three_parts(drop=True))
+        plain = await _run(server, _request(), early=_request())
+    deltas = [e.data["delta"] for b in batches for e in b if e.type.endswith(".delta")]
+    assert deltas == ["One", " two", " three"]
+    assert isinstance(error, ForgeError)
+    assert isinstance(plain, ForgeError)
+    assert type(error) is type(plain)
+    assert re.sub(r":\d+/", ":PORT/", str(error)) == re.sub(r":\d+/", ":PORT/", str(plain))
+
+
+async def test_an_early_reader_nobody_took_over_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("forge_cli._lazy.first_paint", lambda batch: False)
+    gate = threading.Event()
+    with LoopbackServer() as server:
+        server.add(_three_parts(gate=gate))
+        backend = ResponsesBackend(server.base_url, api_key=KEY, sleep=_no_sleep)
+        busy: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        await backend.send_early(_request().to_wire())
+        backend.read_early_while(busy)
+        await backend.aclose()  # the reader is cancelled, the reply closed: nothing hangs
+        gate.set()
+        busy.set_result(None)
+    assert len(server.requests) == 1

@@ -10,6 +10,7 @@ generator (or cancelling the task iterating it) closes the HTTP connection at on
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
@@ -98,7 +99,7 @@ class ResponsesBackend:
         self._client = client or build_client(
             connect_timeout=connect_timeout, read_timeout=read_timeout, limits=limits
         )
-        self._early: tuple[dict[str, Any], asyncio.Task[httpx2.Response]] | None = None
+        self._early: _EarlySend | None = None
 
     def __repr__(self) -> str:
         key = "set" if self._api_key else "none"
@@ -135,11 +136,27 @@ class ResponsesBackend:
         url = f"{self.base_url}/responses"
         ctx = self._context(url)
         early = await self._take_early(body)
+        if early is not None and early.reader is not None:
+            await early.reader  # it stops after the read in flight; it raises nothing
+        if early is not None and early.batches is not None:
+            async with aclosing(self._continue_early(early)) as batches:
+                async for batch in batches:
+                    yield batch
+            return
         if early is not None:
-            response = await early  # sent by ``send_early``: the same body, not sent twice
+            response = await early.task  # sent by ``send_early``: the same body, not sent twice
         else:
             response = await self._send(body, url, ctx)
-        release = _close_when_task_ends(response)
+        async with aclosing(self._batches_of(response, ctx)) as batches:
+            async for batch in batches:
+                yield batch
+
+    async def _batches_of(
+        self, response: httpx2.Response, ctx: ErrorContext, *, tie: bool = True
+    ) -> AsyncGenerator[list[StreamEvent], None]:
+        """The event batches of ``response``; closes it when done. ``tie``: close it also when the
+        task iterating this ends (see :func:`_close_when_task_ends`)."""
+        release = _close_when_task_ends(response) if tie else (lambda: None)
         try:
             _reject_html(response, ctx)
             if _is_json(response):
@@ -170,10 +187,44 @@ class ResponsesBackend:
         url = f"{self.base_url}/responses"
         sent = asyncio.get_running_loop().create_future()
         task = asyncio.ensure_future(self._send(body, url, self._context(url), sent))
-        self._early = (body, task)
+        self._early = _EarlySend(body, task, self._context(url))
         await asyncio.wait((task, sent), return_when=asyncio.FIRST_COMPLETED)
         if not sent.done():
             sent.cancel()
+
+    def read_early_while(self, busy: asyncio.Future[Any]) -> None:
+        """Read the early send's reply while ``busy`` is not done, offering each batch to the
+        first-paint preview (:func:`forge_cli._lazy.first_paint`, ADR-0018).
+
+        ``forge ask`` imports pydantic and builds the typed request on a thread after
+        :meth:`send_early` (ADR-0020); a server that answers at once would otherwise wait for that
+        before its first words are painted. The batches read meanwhile are yielded first by the
+        :meth:`stream_batches` that takes the send over, then the rest of the same stream; an
+        error met meanwhile is raised there, after them. Returns at once (a task reads).
+        """
+        early = self._early
+        if early is None or early.reader is not None:
+            return
+        early.reader = asyncio.ensure_future(_read_early(self, early, busy))
+
+    async def _continue_early(self, early: _EarlySend) -> AsyncGenerator[list[StreamEvent], None]:
+        """The batches an early reader read, its error if it met one, then the rest."""
+        response, batches = early.response, early.batches
+        assert response is not None
+        assert batches is not None
+        release = _close_when_task_ends(response)  # tied to this task from now on
+        try:
+            async with aclosing(batches):
+                for batch in early.read:
+                    yield batch
+                if early.failure is not None:
+                    raise early.failure
+                if not early.ended:
+                    async for batch in batches:
+                        yield batch
+        finally:
+            release()
+            await response.aclose()
 
     def _body(self, body: dict[str, Any]) -> dict[str, Any]:
         """The POST body: ``stream`` on, and ``store`` when this backend sets it."""
@@ -198,24 +249,30 @@ class ResponsesBackend:
             self._client, http_request, policy=self.retry, ctx=ctx, sleep=self._sleep
         )
 
-    async def _take_early(self, body: dict[str, Any]) -> asyncio.Task[httpx2.Response] | None:
+    async def _take_early(self, body: dict[str, Any]) -> _EarlySend | None:
         """The early send of ``body`` (it is handed over once), else ``None``."""
-        if self._early is not None and _same_json(self._early[0], body):
-            task = self._early[1]
-            self._early = None
-            return task
+        if self._early is not None and _same_json(self._early.body, body):
+            early, self._early = self._early, None
+            return early
         await self._drop_early()
         return None
 
     async def _drop_early(self) -> None:
-        """Cancel an early send nobody took over, and close its reply."""
+        """Cancel an early send nobody took over (and its reader), and close its reply."""
         if self._early is None:
             return
-        task = self._early[1]
-        self._early = None
-        task.cancel()
+        early, self._early = self._early, None
+        if early.reader is not None:
+            early.reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await early.reader
+        if early.batches is not None:
+            with contextlib.suppress(Exception):
+                await early.batches.aclose()  # closes the reply
+            return
+        early.task.cancel()
         try:
-            response = await task
+            response = await early.task
         except (asyncio.CancelledError, Exception):  # abandoned: its outcome is not anyone's
             return
         await response.aclose()
@@ -285,6 +342,53 @@ class ResponsesBackend:
         if isinstance(data, dict) and (data.get("object") == "response" or "output" in data):
             return StreamEvent("response.completed", {"response": data})
         raise ProtocolError(f"{ctx.url} sent JSON that is not a Response instead of a stream")
+
+
+class _EarlySend:
+    """A request sent before its typed request existed (:meth:`ResponsesBackend.send_early`),
+    and what an early reader (:meth:`ResponsesBackend.read_early_while`) read of its reply."""
+
+    def __init__(
+        self, body: dict[str, Any], task: asyncio.Task[httpx2.Response], ctx: ErrorContext
+    ) -> None:
+        self.body = body
+        self.task = task
+        self.ctx = ctx
+        self.reader: asyncio.Future[None] | None = None
+        self.response: httpx2.Response | None = None
+        self.batches: AsyncGenerator[list[StreamEvent], None] | None = None
+        self.read: list[list[StreamEvent]] = []
+        self.failure: Exception | None = None
+        self.ended = False
+
+
+async def _read_early(
+    backend: ResponsesBackend, early: _EarlySend, busy: asyncio.Future[Any]
+) -> None:
+    """Read ``early``'s batches into it while ``busy`` runs and the preview shows them all.
+
+    Never raises: a failed send is raised by whoever awaits ``early.task``, a failed read by
+    the stream that takes the send over.
+    """
+    from forge_cli._lazy import first_paint
+
+    await asyncio.wait((early.task, busy), return_when=asyncio.FIRST_COMPLETED)
+    if busy.done() or early.task.cancelled() or early.task.exception() is not None:
+        return
+    early.response = early.task.result()
+    early.batches = backend._batches_of(early.response, early.ctx, tie=False)
+    while not busy.done():
+        try:
+            batch = await anext(early.batches)
+        except StopAsyncIteration:
+            early.ended = True
+            return
+        except Exception as exc:  # raised after the batches read before it
+            early.failure, early.ended = exc, True
+            return
+        early.read.append(batch)
+        if not first_paint(batch):
+            return
 
 
 def _same_json(sent: dict[str, Any], body: dict[str, Any]) -> bool:

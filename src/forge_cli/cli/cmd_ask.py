@@ -62,7 +62,8 @@ async def _answer(
 
     try:
         if isinstance(saved_or_id, str):  # a new conversation: its request goes out first
-            await _send_first(backend, settings, text, mcp)
+            if await _send_first(backend, settings, text, mcp):
+                await _import_reading(backend)
             conversation = new_conversation(settings, saved_or_id)
         else:
             conversation = saved_or_id
@@ -100,7 +101,7 @@ async def _answer(
 
 async def _send_first(
     backend: Backend, settings: Settings, text: str, mcp: McpManager | None
-) -> None:
+) -> bool:
     """Write a new conversation's request before pydantic and the models are imported.
 
     Only where the request goes straight to a Responses server (no client-side tools, no MCP)
@@ -110,9 +111,9 @@ async def _send_first(
     """
     send_early = getattr(backend, "send_early", None)
     if send_early is None or backend_overridden(backend) or not streams_straight(settings, mcp):
-        return
+        return False
     if settings.api not in ("responses", "knowledge-forge"):
-        return
+        return False
     wire = first_request_wire(
         text,
         model=settings.model,
@@ -124,8 +125,43 @@ async def _send_first(
         top_p=settings.top_p,
         max_output_tokens=settings.max_output_tokens,
     )
-    if wire is not None:
-        await send_early(wire)
+    if wire is None:
+        return False
+    await send_early(wire)
+    return True
+
+
+_TURN_MODULES = (
+    "pydantic",
+    "forge_cli.conversations",
+    "forge_cli.protocol.request",
+    "forge_cli.agent.turn",
+    "forge_cli.repl.view",
+)
+"""What ``_answer`` imports once the first request is out (pydantic and the models)."""
+
+
+async def _import_reading(backend: Backend) -> None:
+    """Import what the turn needs on a thread while the early send's reply is read and its
+    first words painted (``ResponsesBackend.read_early_while``): a server that answers at once
+    does not wait for these imports to be painted (ADR-0018, ADR-0020)."""
+    from forge_cli._lazy import import_in_background
+
+    loop = asyncio.get_running_loop()
+    busy: asyncio.Future[None] = loop.create_future()
+
+    def done() -> None:
+        if not busy.done():
+            busy.set_result(None)
+
+    def imported() -> None:  # on the import thread
+        loop.call_soon_threadsafe(done)
+
+    import_in_background(_TURN_MODULES, then=imported)
+    read_early_while = getattr(backend, "read_early_while", None)
+    if read_early_while is not None:
+        read_early_while(busy)
+    await busy
 
 
 @click.command(epilog=EXIT_CODES_EPILOG)

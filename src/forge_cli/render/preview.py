@@ -40,6 +40,9 @@ _SAFE = re.compile(r"[A-Za-z](?:[A-Za-z0-9.,;:?!'\"()/%$@-]| (?! ))*")
 letters, digits, punctuation that is not Markdown and single spaces (rich keeps a double space
 as it is, but it is not worth the doubt)."""
 
+_MAX_BATCHES = 256
+"""At most this many batches are painted (remembered, to show a batch offered twice once)."""
+
 _QUIET = frozenset({"response.created", "response.in_progress", "response.queued"})
 _DELTA = "response.output_text.delta"
 
@@ -57,6 +60,8 @@ class TextPreview:
         self._mode = mode
         self._limit = _line_room(stream) if mode == "rich" else None
         self._redactor: DeltaRedactor | None = None
+        self._offered: list[Sequence[StreamEvent]] = []
+        """The batches offered so far (they are few: the preview stops at the first newline)."""
         self._message = False
         self._part = False
         self._text = ""
@@ -67,6 +72,11 @@ class TextPreview:
         """What was painted (a prefix of the first message's text; empty once handed over)."""
 
     def __call__(self, batch: Sequence[StreamEvent]) -> bool:
+        if any(batch is seen for seen in self._offered):
+            return self._open  # offered again (read early, then by the turn runner): shown once
+        self._offered.append(batch)
+        if len(self._offered) > _MAX_BATCHES:
+            self._open = False  # the renderer will be there soon enough
         if not self._open:
             return False
         if self._redactor is None:
