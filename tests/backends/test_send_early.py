@@ -319,6 +319,7 @@ async def test_an_early_reader_nobody_took_over_is_closed(monkeypatch: pytest.Mo
         busy: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         await backend.send_early(_request().to_wire())
         backend.read_early_while(busy)
+        assert server.wait_for_requests(1)  # the server has it (and waits on the gate)
         await backend.aclose()  # the reader is cancelled, the reply closed: nothing hangs
         gate.set()
         busy.set_result(None)
