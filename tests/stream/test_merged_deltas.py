@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 import anyio
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from forge_cli.protocol.events import StreamEvent
@@ -100,6 +100,11 @@ def _fold(events: list[StreamEvent], sizes: list[int]) -> tuple[list[str], Snaps
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(  # a stream that ends with a key's first characters held back: shown at the end
+    [StreamEvent("response.output_text.delta", {**_WHERE[0], "delta": d}) for d in ("sk-", "ab0")],
+    [1],
+    0,
+)
 @given(
     _streams,
     st.lists(st.integers(1, 12), min_size=1, max_size=8),
@@ -123,7 +128,10 @@ def test_merged_runs_fold_to_the_snapshots_of_one_by_one(
     assert merged_builder.diagnostics.events == builder.diagnostics.events
     assert merged_builder.diagnostics.counts == builder.diagnostics.counts
     assert merged_builder.valid_events == builder.valid_events
-    assert all(KEY[:5] not in snapshot for snapshot in merged)
+    # The key never shows, however its pieces were split and merged. (A prefix of it may: text
+    # held back as a possible key start is shown once it turns out not to be one, or when the
+    # stream ends with it.)
+    assert all(KEY not in snapshot for snapshot in merged)
 
 
 def test_a_run_of_deltas_is_applied_once() -> None:
