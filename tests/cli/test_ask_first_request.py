@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +18,7 @@ import pytest
 from forge_cli.cli.build import default_model, new_conversation
 from forge_cli.config import Settings
 from forge_cli.conversations import build_request, first_request_wire
+from helpers.connect_probe import loaded_at_connect  # type: ignore[import-not-found]
 from helpers.loopback import LoopbackServer, Reply, sse  # type: ignore[import-not-found]
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -95,41 +94,9 @@ def test_anything_else_is_left_to_the_typed_request(change: dict[str, Any]) -> N
     assert _wire(settings, "hi") is None
 
 
-_PROBE = """
-import json, os, socket, sys
-heavy = json.loads(sys.argv[1])
-def connect(self, address):
-    loaded = [m for m in heavy if m in sys.modules]
-    sys.stderr.write("AT-CONNECT " + json.dumps(loaded) + "\\n")
-    sys.stderr.flush()
-    os._exit(0)
-socket.socket.connect = connect
-from forge_cli.cli.entry import main
-main(sys.argv[2:])
-"""
-
-
 def _loaded_at_connect(tmp_path: Path, *extra: str) -> list[str]:
-    env = {
-        **os.environ,
-        "FORGE_DATA_DIR": str(tmp_path / "data"),
-        "FORGE_CONFIG": str(tmp_path / "config.toml"),
-    }
-    for name in ("FORGE_API", "FORGE_BASE_URL", "FORGE_PROFILE", "KNOWLEDGE_FORGE_URL"):
-        env.pop(name, None)
     args = ["ask", "--api", "responses", "--base-url", "http://127.0.0.1:9/v1", *extra, "hi"]
-    proc = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(NOT_BEFORE_THE_REQUEST), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-        check=False,
-    )
-    [line] = [x for x in proc.stderr.splitlines() if x.startswith("AT-CONNECT ")]
-    loaded: list[str] = json.loads(line.removeprefix("AT-CONNECT "))
-    return loaded
+    return loaded_at_connect(tmp_path, NOT_BEFORE_THE_REQUEST, args)
 
 
 @pytest.mark.parametrize("extra", [(), ("--plain",), ("--json",), ("--no-save",)])

@@ -10,11 +10,9 @@ test_knowledge_light.py.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from helpers.connect_probe import loaded_at_connect
 
 NOT_BEFORE_THE_REQUEST = (
     "rich",
@@ -26,59 +24,14 @@ NOT_BEFORE_THE_REQUEST = (
     "forge_cli.stream.builder",
 )
 
-_PROBE = """
-import json, os, socket, sys
-heavy = json.loads(sys.argv[1])
-def connect(self, address):
-    loaded = [m for m in heavy if m in sys.modules]
-    sys.stderr.write("AT-CONNECT " + json.dumps(loaded) + "\\n")
-    sys.stderr.flush()
-    os._exit(0)
-socket.socket.connect = connect
-from forge_cli.cli.entry import main
-main(sys.argv[2:])
-"""
+_ASK = ["ask", "--api", "responses", "--base-url", "http://127.0.0.1:9/v1", "--plain", "hi"]
 
 
 def test_ask_sends_its_request_before_the_heavy_modules_load(tmp_path: Path) -> None:
-    env = {
-        **os.environ,
-        "FORGE_DATA_DIR": str(tmp_path / "data"),
-        "FORGE_CONFIG": str(tmp_path / "config.toml"),
-    }
-    for name in ("FORGE_API", "FORGE_BASE_URL", "FORGE_PROFILE", "KNOWLEDGE_FORGE_URL"):
-        env.pop(name, None)
-    args = ["ask", "--api", "responses", "--base-url", "http://127.0.0.1:9/v1", "--plain", "hi"]
-    proc = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(NOT_BEFORE_THE_REQUEST), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-        check=False,
-    )
-    [line] = [x for x in proc.stderr.splitlines() if x.startswith("AT-CONNECT ")]
-    assert json.loads(line.removeprefix("AT-CONNECT ")) == []
+    assert loaded_at_connect(tmp_path, NOT_BEFORE_THE_REQUEST, _ASK) == []
 
 
 def test_the_probe_sees_what_loads_before_the_request(tmp_path: Path) -> None:
     """The probe reports modules that are loaded before the request (so the test above can
     fail)."""
-    env = {
-        **os.environ,
-        "FORGE_DATA_DIR": str(tmp_path / "data"),
-        "FORGE_CONFIG": str(tmp_path / "config.toml"),
-    }
-    args = ["ask", "--api", "responses", "--base-url", "http://127.0.0.1:9/v1", "--plain", "hi"]
-    proc = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(["click", "httpx2"]), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-        check=False,
-    )
-    [line] = [x for x in proc.stderr.splitlines() if x.startswith("AT-CONNECT ")]
-    assert json.loads(line.removeprefix("AT-CONNECT ")) == ["click", "httpx2"]
+    assert loaded_at_connect(tmp_path, ["click", "httpx2"], _ASK) == ["click", "httpx2"]
