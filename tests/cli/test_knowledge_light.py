@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers.connect_probe import isolated_env
+
 HEAVY = (
     "httpx2",
     "httpcore2",
@@ -49,13 +51,7 @@ sys.exit(code)
 
 
 def _forge(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
-    env = {
-        **os.environ,
-        "FORGE_DATA_DIR": str(tmp_path / "data"),
-        "FORGE_CONFIG": str(tmp_path / "config.toml"),
-    }
-    for name in ("FORGE_API", "FORGE_BASE_URL", "FORGE_PROFILE", "KNOWLEDGE_FORGE_URL"):
-        env.pop(name, None)
+    env = isolated_env(tmp_path)
     proc = subprocess.run(
         [sys.executable, "-c", _PROBE, *args],
         capture_output=True,

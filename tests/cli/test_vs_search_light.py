@@ -8,10 +8,11 @@ Each command runs in a fresh interpreter; at exit it reports which of those modu
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from helpers.connect_probe import isolated_env
 
 DEFERRED = (
     "forge_cli.knowledge.ingest",
@@ -41,13 +42,7 @@ sys.exit(code)
 
 
 def _forge(tmp_path: Path, *args: str) -> tuple[str, list[str]]:
-    env = {
-        **os.environ,
-        "FORGE_DATA_DIR": str(tmp_path / "data"),
-        "FORGE_CONFIG": str(tmp_path / "config.toml"),
-    }
-    for name in ("FORGE_API", "FORGE_BASE_URL", "FORGE_PROFILE", "KNOWLEDGE_FORGE_URL"):
-        env.pop(name, None)
+    env = isolated_env(tmp_path)
     proc = subprocess.run(
         [sys.executable, "-c", _PROBE, *args, "--api", "local"],
         capture_output=True,

@@ -28,9 +28,9 @@ main(sys.argv[2:])
 """
 
 
-def loaded_at_connect(tmp_path: Path, modules: Sequence[str], args: Sequence[str]) -> list[str]:
-    """Which of ``modules`` ``forge ARGS`` (isolated data and config dirs) has loaded when it
-    connects to send its first request."""
+def isolated_env(tmp_path: Path) -> dict[str, str]:
+    """This environment with Forge's data and config under ``tmp_path`` and no backend chosen by
+    the environment (``FORGE_API``, ``FORGE_BASE_URL``, a profile, a Knowledge Forge URL)."""
     env = {
         **os.environ,
         "FORGE_DATA_DIR": str(tmp_path / "data"),
@@ -38,11 +38,17 @@ def loaded_at_connect(tmp_path: Path, modules: Sequence[str], args: Sequence[str
     }
     for name in ("FORGE_API", "FORGE_BASE_URL", "FORGE_PROFILE", "KNOWLEDGE_FORGE_URL"):
         env.pop(name, None)
+    return env
+
+
+def loaded_at_connect(tmp_path: Path, modules: Sequence[str], args: Sequence[str]) -> list[str]:
+    """Which of ``modules`` ``forge ARGS`` (isolated data and config dirs) has loaded when it
+    connects to send its first request."""
     proc = subprocess.run(
         [sys.executable, "-c", _PROBE, json.dumps(list(modules)), *args],
         capture_output=True,
         text=True,
-        env=env,
+        env=isolated_env(tmp_path),
         stdin=subprocess.DEVNULL,
         timeout=120,
         check=False,
