@@ -14,7 +14,7 @@ import pytest
 from forge_cli.backends import ResponsesBackend, RetryPolicy
 from forge_cli.errors import AuthError, BackendConnectionError, BackendHTTPError, ForgeError
 from forge_cli.protocol import Request, StreamEvent
-from helpers.loopback import Drop, LoopbackServer, Reply, WaitFor, sse
+from helpers.loopback import Drop, LoopbackServer, Reply, WaitFor, responses_answer, sse
 
 pytestmark = pytest.mark.anyio
 
@@ -22,26 +22,7 @@ KEY = "sk-early-SECRET-0123456789"
 
 
 def _done(text: str) -> Reply:
-    response = {
-        "id": "resp_1",
-        "object": "response",
-        "status": "completed",
-        "output": [
-            {
-                "type": "message",
-                "id": "m1",
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": text, "annotations": []}],
-            }
-        ],
-    }
-    return Reply.sse(
-        [
-            sse({"type": "response.output_text.delta", "delta": text}),
-            sse({"type": "response.completed", "response": response}),
-        ]
-    )
+    return Reply.sse(responses_answer(text))
 
 
 def _request(text: str = "hi", **fields: Any) -> Request:
@@ -222,7 +203,7 @@ def _three_parts(*, drop: bool = False, gate: threading.Event | None = None) -> 
     if drop:
         steps.append(Drop())
     else:
-        steps += (_done("One two three").steps or ())[-1:]  # response.completed
+        steps += responses_answer("One two three")[-1:]  # response.completed
     return Reply.sse(steps)
 
 

@@ -15,11 +15,15 @@ from typing import Any
 
 import pytest
 
-from forge_cli.cli.build import default_model, new_conversation
+from forge_cli.cli.build import new_conversation, plain_first_request
 from forge_cli.config import Settings
-from forge_cli.conversations import build_request, first_request_wire
+from forge_cli.conversations import build_request
 from helpers.connect_probe import loaded_at_connect  # type: ignore[import-not-found]
-from helpers.loopback import LoopbackServer, Reply, sse  # type: ignore[import-not-found]
+from helpers.loopback import (  # type: ignore[import-not-found]
+    LoopbackServer,
+    Reply,
+    responses_answer,
+)
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -49,17 +53,7 @@ def _combinations() -> list[dict[str, Any]]:
 
 
 def _wire(settings: Settings, text: str) -> dict[str, Any] | None:
-    return first_request_wire(
-        text,
-        model=settings.model,
-        default_model=default_model(settings),
-        instructions=settings.instructions,
-        tools=settings.tools,
-        effort=settings.effort,
-        temperature=settings.temperature,
-        top_p=settings.top_p,
-        max_output_tokens=settings.max_output_tokens,
-    )
+    return plain_first_request(settings, text)
 
 
 def _typed(settings: Settings, text: str) -> dict[str, Any]:
@@ -121,27 +115,7 @@ def test_the_probe_sees_the_models_of_a_typed_first_request(
 
 
 def _reply(text: str) -> Reply:
-    response = {
-        "id": "resp_1",
-        "object": "response",
-        "status": "completed",
-        "model": "m",
-        "output": [
-            {
-                "type": "message",
-                "id": "m1",
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": text, "annotations": []}],
-            }
-        ],
-    }
-    return Reply.sse(
-        [
-            sse({"type": "response.output_text.delta", "delta": text}),
-            sse({"type": "response.completed", "response": response}),
-        ]
-    )
+    return Reply.sse(responses_answer(text, model="m"))
 
 
 def test_ask_sends_one_request_and_saves_the_conversation(forge: Run, tmp_path: Path) -> None:

@@ -125,6 +125,19 @@ def sse_done() -> Send:
     return Send(b"data: [DONE]\n\n")
 
 
+def responses_answer(text: str, **response: Any) -> list[Send]:
+    """The SSE frames of a Responses answer: one ``output_text`` delta with ``text``, then
+    ``response.completed`` whose one message holds it (``response`` adds fields to it)."""
+    message = {"type": "message", "id": "m1", "role": "assistant", "status": "completed",
+               "content": [{"type": "output_text", "text": text, "annotations": []}]}  # fmt: skip
+    done = {"id": "resp_1", "object": "response", "status": "completed", **response,
+            "output": [message]}  # fmt: skip
+    return [
+        sse({"type": "response.output_text.delta", "delta": text}),
+        sse({"type": "response.completed", "response": done}),
+    ]
+
+
 @dataclass(frozen=True)
 class Reply:
     """What the server answers to one request.

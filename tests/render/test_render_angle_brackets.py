@@ -8,8 +8,8 @@ import io
 import json
 
 import pytest
+from tests_render_helpers import answer_response
 
-from forge_cli.protocol.response import Response
 from forge_cli.render import JsonRenderer, PlainRenderer, RichRenderer
 from forge_cli.render.console import make_console
 
@@ -24,24 +24,6 @@ ANSWERS = [
 ]
 
 
-def _response(text: str) -> Response:
-    return Response.model_validate(
-        {
-            "id": "resp_1",
-            "status": "completed",
-            "output": [
-                {
-                    "type": "message",
-                    "id": "m1",
-                    "role": "assistant",
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}],
-                }
-            ],
-        }
-    )
-
-
 def _words(text: str) -> list[str]:
     return text.replace("`", "").split()
 
@@ -51,7 +33,7 @@ def test_rich_view_shows_every_word(text: str) -> None:
     out = io.StringIO()
     console = make_console(out, color=False, width=100, force_terminal=False)
     renderer = RichRenderer(console)
-    response = _response(text)
+    response = answer_response(text)
     renderer.on_snapshot(response)
     renderer.finish(response)
     shown = " ".join(out.getvalue().split())
@@ -63,11 +45,11 @@ def test_rich_view_shows_every_word(text: str) -> None:
 def test_plain_and_json_keep_the_text(text: str) -> None:
     out, err = io.StringIO(), io.StringIO()
     plain = PlainRenderer(out, err)
-    plain.on_snapshot(_response(text))
-    plain.finish(_response(text))
+    plain.on_snapshot(answer_response(text))
+    plain.finish(answer_response(text))
     assert text in out.getvalue()
     doc_out = io.StringIO()
     renderer = JsonRenderer(doc_out)
-    renderer.on_snapshot(_response(text))
-    renderer.finish(_response(text))
+    renderer.on_snapshot(answer_response(text))
+    renderer.finish(answer_response(text))
     assert json.loads(doc_out.getvalue())["text"] == text

@@ -7,35 +7,17 @@ from __future__ import annotations
 import io
 
 import pytest
+from tests_render_helpers import answer_response
 
-from forge_cli.protocol.response import Response
 from forge_cli.render import RichRenderer
 from forge_cli.render.console import make_console
-
-
-def _response(text: str) -> Response:
-    return Response.model_validate(
-        {
-            "id": "resp_1",
-            "status": "completed",
-            "output": [
-                {
-                    "type": "message",
-                    "id": "m1",
-                    "role": "assistant",
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}],
-                }
-            ],
-        }
-    )
 
 
 def _screen(text: str, width: int = 60) -> list[str]:
     out = io.StringIO()
     console = make_console(out, color=False, width=width, force_terminal=False)
     renderer = RichRenderer(console)
-    response = _response(text)
+    response = answer_response(text)
     renderer.on_snapshot(response)
     renderer.finish(response)
     return [line.rstrip() for line in out.getvalue().splitlines()]

@@ -119,3 +119,22 @@ def _real_loop_run(payload: str) -> LoopRun:
 def real_loop_events(payload: str = "") -> list[LoopEvent]:
     """The loop events (not the snapshots) of :func:`real_loop_run`."""
     return [u for u in real_loop_run(payload).updates if not isinstance(u, Response)]
+
+
+def answer_response(text: str) -> Response:
+    """A completed response whose one message's text is ``text``."""
+    return Response.model_validate(
+        {
+            "id": "resp_1",
+            "status": "completed",
+            "output": [
+                {
+                    "type": "message",
+                    "id": "m1",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            ],
+        }
+    )

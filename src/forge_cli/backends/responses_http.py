@@ -205,7 +205,33 @@ class ResponsesBackend:
         early = self._early
         if early is None or early.reader is not None:
             return
-        early.reader = asyncio.ensure_future(_read_early(self, early, busy))
+        early.reader = asyncio.ensure_future(self._read_early(early, busy))
+
+    async def _read_early(self, early: _EarlySend, busy: asyncio.Future[Any]) -> None:
+        """Read ``early``'s batches into it while ``busy`` runs and the preview shows them all.
+
+        Never raises: a failed send is raised by whoever awaits ``early.task``, a failed read by
+        the stream that takes the send over.
+        """
+        from forge_cli._lazy import first_paint
+
+        await asyncio.wait((early.task, busy), return_when=asyncio.FIRST_COMPLETED)
+        if busy.done() or early.task.cancelled() or early.task.exception() is not None:
+            return
+        early.response = early.task.result()
+        early.batches = self._batches_of(early.response, early.ctx, tie=False)
+        while not busy.done():
+            try:
+                batch = await anext(early.batches)
+            except StopAsyncIteration:
+                early.ended = True
+                return
+            except Exception as exc:  # raised after the batches read before it
+                early.failure, early.ended = exc, True
+                return
+            early.read.append(batch)
+            if not first_paint(batch):
+                return
 
     async def _continue_early(self, early: _EarlySend) -> AsyncGenerator[list[StreamEvent], None]:
         """The batches an early reader read, its error if it met one, then the rest."""
@@ -360,35 +386,6 @@ class _EarlySend:
         self.read: list[list[StreamEvent]] = []
         self.failure: Exception | None = None
         self.ended = False
-
-
-async def _read_early(
-    backend: ResponsesBackend, early: _EarlySend, busy: asyncio.Future[Any]
-) -> None:
-    """Read ``early``'s batches into it while ``busy`` runs and the preview shows them all.
-
-    Never raises: a failed send is raised by whoever awaits ``early.task``, a failed read by
-    the stream that takes the send over.
-    """
-    from forge_cli._lazy import first_paint
-
-    await asyncio.wait((early.task, busy), return_when=asyncio.FIRST_COMPLETED)
-    if busy.done() or early.task.cancelled() or early.task.exception() is not None:
-        return
-    early.response = early.task.result()
-    early.batches = backend._batches_of(early.response, early.ctx, tie=False)
-    while not busy.done():
-        try:
-            batch = await anext(early.batches)
-        except StopAsyncIteration:
-            early.ended = True
-            return
-        except Exception as exc:  # raised after the batches read before it
-            early.failure, early.ended = exc, True
-            return
-        early.read.append(batch)
-        if not first_paint(batch):
-            return
 
 
 def _same_json(sent: dict[str, Any], body: dict[str, Any]) -> bool:

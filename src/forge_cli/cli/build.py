@@ -49,6 +49,7 @@ __all__ = [
     "keep_conversation_model",
     "needs_agent",
     "new_conversation",
+    "plain_first_request",
     "run_settings",
     "runnable_settings",
     "set_backend_override",
@@ -198,6 +199,25 @@ def default_model(settings: Settings) -> str:
             "no model set for the chat API", hint="use --model, FORGE_MODEL or a profile"
         )
     return ""
+
+
+def plain_first_request(settings: Settings, text: str) -> dict[str, Any] | None:
+    """A new conversation's first request body for ``text`` built as plain data
+    (``conversations.first_request_wire``, ADR-0020), or ``None`` where it takes the typed
+    request."""
+    from forge_cli.conversations.plain import first_request_wire
+
+    return first_request_wire(
+        text,
+        model=settings.model,
+        default_model=default_model(settings),
+        instructions=settings.instructions,
+        tools=settings.tools,
+        effort=settings.effort,
+        temperature=settings.temperature,
+        top_p=settings.top_p,
+        max_output_tokens=settings.max_output_tokens,
+    )
 
 
 def warn(message: str) -> None:

@@ -21,6 +21,7 @@ from forge_cli.cli.build import (
     default_model,
     keep_conversation_model,
     new_conversation,
+    plain_first_request,
     run_settings,
     streams_straight,
     tool_output_guard,
@@ -28,7 +29,7 @@ from forge_cli.cli.build import (
 from forge_cli.cli.main import EXIT_CODES_EPILOG, end_without_teardown
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings
-from forge_cli.conversations.plain import first_request_wire, new_conversation_id
+from forge_cli.conversations.plain import new_conversation_id
 from forge_cli.errors import UsageError
 
 if TYPE_CHECKING:  # pydantic and the protocol models load once the first request is out
@@ -114,17 +115,7 @@ async def _send_first(
         return False
     if settings.api not in ("responses", "knowledge-forge"):
         return False
-    wire = first_request_wire(
-        text,
-        model=settings.model,
-        default_model=default_model(settings),
-        instructions=settings.instructions,
-        tools=settings.tools,
-        effort=settings.effort,
-        temperature=settings.temperature,
-        top_p=settings.top_p,
-        max_output_tokens=settings.max_output_tokens,
-    )
+    wire = plain_first_request(settings, text)
     if wire is None:
         return False
     await send_early(wire)
