@@ -10,9 +10,7 @@ every event (``render/json_renderer.py``). All text the model or a tool wrote is
 
 from __future__ import annotations
 
-from typing import assert_never
-
-from rich.text import Text
+from typing import TYPE_CHECKING, assert_never
 
 from forge_cli.protocol.loop_events import (
     BudgetExhausted,
@@ -32,7 +30,10 @@ from forge_cli.redact import redact
 from forge_cli.render.glyphs import Glyphs, Phase, status_look
 from forge_cli.sanitize import sanitize_inline
 
-__all__ = ["notice_for", "notice_parts"]
+if TYPE_CHECKING:
+    from rich.text import Text
+
+__all__ = ["notice_for", "notice_line", "notice_parts"]
 
 _BY = {"hook": "a hook", "approval": "approval", "executor": "the executor"}
 
@@ -68,12 +69,23 @@ def notice_parts(event: LoopEvent) -> tuple[Phase, str] | None:
     return phase, sanitize_inline(redact(" ".join(text.split())))
 
 
-def notice_for(event: LoopEvent, glyphs: Glyphs) -> Text | None:
-    """A notice line for rich mode (``running`` = an informational notice, drawn dim)."""
+def notice_line(event: LoopEvent, glyphs: Glyphs) -> tuple[str, str] | None:
+    """The notice line of an event worth one and its rich style (``running`` = an informational
+    notice, drawn dim); plain mode writes the text alone."""
     parts = notice_parts(event)
     if parts is None:
         return None
     phase, words = parts
-    look = status_look(phase if phase != "running" else None, glyphs)
-    icon = glyphs.icon(phase)
-    return Text(f"{icon} {words}", style=look.style if phase != "running" else "dim")
+    style = "dim" if phase == "running" else status_look(phase, glyphs).style
+    return f"{glyphs.icon(phase)} {words}", style
+
+
+def notice_for(event: LoopEvent, glyphs: Glyphs) -> Text | None:
+    """:func:`notice_line` as a rich Text line."""
+    line = notice_line(event, glyphs)
+    if line is None:
+        return None
+    from rich.text import Text
+
+    text, style = line
+    return Text(text, style=style)

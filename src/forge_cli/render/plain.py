@@ -4,14 +4,18 @@ Used when stdout is not a terminal, with ``--plain`` or ``TERM=dumb``. Only the 
 suffix of the answer is written for each snapshot (citation markers normalised to ``[n]``; a
 marker still streaming in is held back until it is complete). Tool-call lines are the rich
 renderer's lines drawn by a colourless, non-terminal console, so they carry no escape codes.
+
+The footer, status notes and notices are plain strings (the wording the rich view styles,
+``render/summary.py`` and ``render/events.py``); a line that such a console would print unchanged
+is written as it is, so an answer that is only text imports no rich module. rich (the console and
+the item renderers) loads on first need: a tool-call line, or a line the console would wrap or
+change (:func:`as_printed`).
 """
 
 from __future__ import annotations
 
 import time
-from typing import TextIO
-
-from rich.console import Console
+from typing import TYPE_CHECKING, TextIO
 
 from forge_cli.protocol.annotations import Annotation
 from forge_cli.protocol.blocks import Block
@@ -30,15 +34,39 @@ from forge_cli.protocol.response import Response
 from forge_cli.redact import redact
 from forge_cli.render._changes import ItemChanges
 from forge_cli.render.context import RenderContext, item_key
-from forge_cli.render.events import notice_parts
+from forge_cli.render.events import notice_line
 from forge_cli.render.glyphs import ASCII, UNICODE
-from forge_cli.render.items import ITEM_RENDERERS, ItemRegistry
 from forge_cli.render.settle import settled
-from forge_cli.render.summary import footer_line, source_label, status_notes
+from forge_cli.render.summary import footer_text, source_label, status_note_parts
 from forge_cli.render.timing import Clock, ItemClock
 from forge_cli.sanitize import sanitize
 
-__all__ = ["PlainRenderer"]
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from forge_cli.render.items import ItemRegistry
+
+__all__ = ["PlainRenderer", "as_printed"]
+
+# Characters a colourless rich console prints as they are, one cell wide each: rich's own
+# single-cell ranges (it measures these without its width tables) and the glyphs of our lines,
+# narrow in every Unicode version rich knows (tests/render/test_plain_lines.py checks both).
+_NARROW = frozenset(
+    chr(code)
+    for start, end in ((0x20, 0x7E), (0xA0, 0xAC), (0xAE, 0x2FF), (0x370, 0x482), (0x2500, 0x25FC))
+    for code in range(start, end + 1)
+) | frozenset("↑↓✓✗⊘…→∴")
+
+
+def as_printed(text: str, width: int) -> str | None:
+    """``text`` as a colourless rich console ``width`` cells wide prints it (markup, emoji and
+    highlighting off): each line as it is and a newline, when every line fits and holds only
+    characters it prints unchanged. ``None`` when the console would change something (wrap a
+    long line, expand a tab, drop a control code, measure a wide character): print with it."""
+    for line in text.split("\n"):
+        if len(line) > width or not _NARROW.issuperset(line):
+            return None
+    return text + "\n"
 
 
 def _finished(item: object) -> bool:
@@ -67,16 +95,17 @@ class PlainRenderer:
         show_errors: bool = True,
         clock: Clock = time.monotonic,
         width: int = 100,
-        registry: ItemRegistry = ITEM_RENDERERS,
+        registry: ItemRegistry | None = None,
     ) -> None:
         self.stdout = stdout
         self.glyphs = ASCII if ascii else UNICODE
         self.show_reasoning = show_reasoning
         self.show_errors = show_errors
         self.clock = ItemClock(clock)
-        self.registry = registry
-        self._err = Console(file=stderr, width=width, color_system=None, force_terminal=False,
-                            highlight=False, markup=False, emoji=False)  # fmt: skip
+        self._registry = registry  # default: the built-in one, loaded on first need
+        self._stderr = stderr
+        self._width = width
+        self._console: Console | None = None
         self._numbering = CitationNumbering()
         self._messages: dict[int, _Progress] = {}
         self._announced: set[str] = set()
@@ -88,6 +117,15 @@ class PlainRenderer:
         self._ctx: RenderContext | None = None
         self._citations: list[Citation] | None = None
         self._finished = False
+
+    @property
+    def registry(self) -> ItemRegistry:
+        """The item renderers for tool-call lines (the built-in ones unless given)."""
+        if self._registry is None:
+            from forge_cli.render.items import ITEM_RENDERERS
+
+            self._registry = ITEM_RENDERERS
+        return self._registry
 
     @property
     def citations(self) -> list[Citation]:
@@ -112,9 +150,9 @@ class PlainRenderer:
 
     def on_event(self, event: LoopEvent) -> None:
         """Agent-loop news becomes one line on stderr."""
-        parts = notice_parts(event)
-        if parts is not None and not self._finished:
-            self._err.print(f"{self.glyphs.icon(parts[0])} {parts[1]}", markup=False)
+        line = notice_line(event, self.glyphs)
+        if line is not None and not self._finished:
+            self._note(line[0])
 
     def tick(self) -> bool:
         """Nothing to redraw: plain text is written as each snapshot arrives."""
@@ -149,13 +187,13 @@ class PlainRenderer:
                 for c in self._citations
             ]
             self._write(("\n" if self._wrote_text else "") + "Sources:\n" + "\n".join(lines) + "\n")
-        for note in status_notes(
+        for note, _style in status_note_parts(
             final, self.glyphs, interrupted=interrupted, error=error, show_errors=self.show_errors
         ):
-            self._err.print(note)
-        footer = footer_line(final, self.clock.total(), self.glyphs)
+            self._note(note)
+        footer = footer_text(final, self.clock.total(), self.glyphs)
         if footer is not None:
-            self._err.print(footer)
+            self._note(footer)
         self.stdout.flush()
 
     # --- internals --------------------------------------------------------------------------
@@ -203,7 +241,27 @@ class PlainRenderer:
     def _status(self, item: object, key: str, ctx: RenderContext) -> None:
         entry = self.registry.lookup(item)
         for renderable in entry.render(item, key, ctx):
-            self._err.print(renderable)
+            self._err().print(renderable)
+
+    def _err(self) -> Console:
+        """The colourless console on stderr that draws tool-call lines (built on first need)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(
+                file=self._stderr, width=self._width, color_system=None, force_terminal=False,
+                highlight=False, markup=False, emoji=False,
+            )  # fmt: skip
+        return self._console
+
+    def _note(self, text: str) -> None:
+        """One line of ours on stderr, with the bytes the colourless console would write."""
+        printed = as_printed(text, self._width)
+        if printed is None:
+            self._err().print(text, markup=False)
+        else:
+            self._stderr.write(printed)
+            self._stderr.flush()
 
     def _text(self, index: int, message: Message, done: bool) -> None:
         state = self._messages.setdefault(index, _Progress())
@@ -232,7 +290,7 @@ class PlainRenderer:
         if done:
             state.done = True
             if message.refusal:
-                self._err.print(f"{self.glyphs.failed} refused: {sanitize(message.refusal)}")
+                self._note(f"{self.glyphs.failed} refused: {sanitize(message.refusal)}")
 
     def _write(self, text: str) -> None:
         if text:

@@ -4,9 +4,7 @@ the usage footer, and the blank-line layout shared by streaming and one-shot ren
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from rich.console import RenderableType
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from forge_cli.errors import ForgeError
 from forge_cli.protocol.citations import Citation, source_label
@@ -17,14 +15,25 @@ from forge_cli.render.items.registry import Kind
 from forge_cli.render.timing import format_elapsed
 from forge_cli.sanitize import sanitize_inline
 
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from rich.text import Text
+
 __all__ = [
     "Layout",
+    "Styled",
     "error_text",
     "footer_line",
+    "footer_text",
     "source_label",
     "sources_block",
+    "status_note_parts",
     "status_notes",
 ]
+
+Styled = tuple[str, str]
+"""A line's plain text and the rich style it is drawn in: the rich view styles it, plain mode
+writes the text alone (and imports no rich module for it)."""
 
 
 class Layout:
@@ -38,6 +47,8 @@ class Layout:
 
     def place(self, kind: Kind, renderables: Sequence[RenderableType]) -> list[RenderableType]:
         """``renderables`` with the blank lines they need before them."""
+        from rich.text import Text
+
         out: list[RenderableType] = []
         if not renderables:
             return out
@@ -59,6 +70,8 @@ def sources_block(citations: Sequence[Citation], glyphs: Glyphs) -> Text | None:
     """The numbered Sources list under an answer."""
     if not citations:
         return None
+    from rich.text import Text
+
     text = Text("Sources", style="bold")
     for citation in citations:
         text.append("\n")
@@ -78,6 +91,36 @@ def error_text(error: BaseException | str | None) -> str | None:
     return sanitize_inline(redact(error))
 
 
+def status_note_parts(
+    response: Response | None,
+    glyphs: Glyphs,
+    *,
+    interrupted: bool,
+    error: BaseException | str | None,
+    show_errors: bool = True,
+) -> list[Styled]:
+    """Lines saying the answer was interrupted, failed, or is incomplete, each with its style.
+
+    ``show_errors=False`` leaves the failure out: the caller reports it itself (``forge ask``
+    prints its one ``forge: error:`` line), so it is not said twice.
+    """
+    notes: list[Styled] = []
+    if interrupted:
+        notes.append((glyphs.interrupted, "yellow bold"))
+    message = error_text(error)
+    if message is None and response is not None and response.error is not None:
+        message = sanitize_inline(redact(response.error.message or response.error.code or "failed"))
+    if message is None and response is not None and response.status == "failed":
+        message = "the response failed"
+    if message is not None and show_errors:
+        notes.append((f"{glyphs.failed} error: {message}", "red"))
+    if response is not None and response.status == "incomplete":
+        reason = (response.incomplete_details or {}).get("reason")
+        detail = f": {sanitize_inline(str(reason))}" if reason else ""
+        notes.append((f"{glyphs.incomplete} incomplete{detail}", "yellow"))
+    return notes
+
+
 def status_notes(
     response: Response | None,
     glyphs: Glyphs,
@@ -86,29 +129,18 @@ def status_notes(
     error: BaseException | str | None,
     show_errors: bool = True,
 ) -> list[Text]:
-    """Lines saying the answer was interrupted, failed, or is incomplete.
+    """:func:`status_note_parts` as rich Text lines."""
+    parts = status_note_parts(
+        response, glyphs, interrupted=interrupted, error=error, show_errors=show_errors
+    )
+    if not parts:
+        return []
+    from rich.text import Text
 
-    ``show_errors=False`` leaves the failure out: the caller reports it itself (``forge ask``
-    prints its one ``forge: error:`` line), so it is not said twice.
-    """
-    notes: list[Text] = []
-    if interrupted:
-        notes.append(Text(glyphs.interrupted, style="yellow bold"))
-    message = error_text(error)
-    if message is None and response is not None and response.error is not None:
-        message = sanitize_inline(redact(response.error.message or response.error.code or "failed"))
-    if message is None and response is not None and response.status == "failed":
-        message = "the response failed"
-    if message is not None and show_errors:
-        notes.append(Text(f"{glyphs.failed} error: {message}", style="red"))
-    if response is not None and response.status == "incomplete":
-        reason = (response.incomplete_details or {}).get("reason")
-        detail = f": {sanitize_inline(str(reason))}" if reason else ""
-        notes.append(Text(f"{glyphs.incomplete} incomplete{detail}", style="yellow"))
-    return notes
+    return [Text(text, style=style) for text, style in parts]
 
 
-def footer_line(response: Response | None, total: float, glyphs: Glyphs) -> Text | None:
+def footer_text(response: Response | None, total: float, glyphs: Glyphs) -> str | None:
     """``↑ 120 ↓ 45 tokens · 3.2s`` when the server reported usage (not when it reported none or
     nothing but zeros: ``↑ 0 ↓ 0`` would claim a count nobody made)."""
     if response is None:
@@ -120,4 +152,14 @@ def footer_line(response: Response | None, total: float, glyphs: Glyphs) -> Text
         counts = f"in {usage.input_tokens} / out {usage.output_tokens} tokens"
     else:
         counts = f"↑ {usage.input_tokens} ↓ {usage.output_tokens} tokens"
-    return Text(f"{counts}{glyphs.sep}{format_elapsed(total)}", style="dim")
+    return f"{counts}{glyphs.sep}{format_elapsed(total)}"
+
+
+def footer_line(response: Response | None, total: float, glyphs: Glyphs) -> Text | None:
+    """:func:`footer_text` as a dim rich Text line."""
+    text = footer_text(response, total, glyphs)
+    if text is None:
+        return None
+    from rich.text import Text
+
+    return Text(text, style="dim")

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, Literal, Protocol, TypeGuard, TypeVar
-
-from rich.console import RenderableType
+from typing import TYPE_CHECKING, Generic, Literal, Protocol, TypeGuard, TypeVar
 
 from forge_cli.render.context import RenderContext
+
+if TYPE_CHECKING:  # rich loads with the first renderer, not with the registry (plain mode)
+    from rich.console import RenderableType
 
 __all__ = ["ItemEntry", "ItemRegistry", "ItemRenderFn", "Kind", "RegistryEntry", "accept_any"]
 
@@ -28,7 +29,7 @@ Kind = Literal["prose", "status"]
 
 T = TypeVar("T")
 
-ItemRenderFn = Callable[[T, str, RenderContext], list[RenderableType]]
+ItemRenderFn = Callable[[T, str, RenderContext], list["RenderableType"]]
 """A renderer for items of type ``T``: ``(item, timing key, context) -> renderables``."""
 
 
