@@ -14,9 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers.connect_probe import isolated_env
-
 from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks, tool_call_chunks
+from helpers.connect_probe import isolated_env
 
 _PROBE = """
 import atexit, json, sys

@@ -121,6 +121,8 @@ def _stderr(case: _Case, width: int, *, ascii: bool = False) -> tuple[str, str]:
 
 
 FOOTER = "↑ 10 ↓ 2000 tokens · 0.0s\n"
+CONTROL = "bell\x07 esc\x1b[31mred\x1b[0m cr\rback \x7f del \u200b zw"
+FAILED = ToolCallFailed(call_id="c", name="lookup", error="日本語 " * 10, kind="raised")
 CASES = {
     "brackets, emoji codes and a tab": (
         _Case(events=[Notice(message="see [bold]this[/bold]\tand :smile: now")]),
@@ -138,9 +140,7 @@ CASES = {
         "word word word word word word word word \nword word word word word word word\n",
     ),
     "wide characters": (
-        _Case(
-            events=[ToolCallFailed(call_id="c", name="lookup", error="日本語 " * 10, kind="raised")]
-        ),  # fmt: skip
+        _Case(events=[FAILED]),
         "✗ tool call failed: lookup (日本語 \n日本語 日本語 日本語 日本語 日本語 \n"
         "日本語 日本語 日本語 日本語 )\n",
     ),
