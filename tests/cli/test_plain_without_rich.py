@@ -1,5 +1,5 @@
 """``forge ask --plain`` with an answer that is only text imports no rich module (issue 18,
-ADR-0019 "Plain output without rich"); a client-side function call, whose status line is drawn
+ADR-0023); a client-side function call, whose status line is drawn
 by a colourless rich console, does load it (so the probe can fail).
 
 The probe runs the real CLI in a subprocess against a loopback chat server and reports, from an

@@ -1,7 +1,7 @@
 """Plain mode writes its own lines (footer, status notes, notices, refusals) without rich, with
-the bytes the colourless rich console it used before wrote (ADR-0019, "Plain output without
-rich"): a line that console would print unchanged is written as it is (``as_printed``), any other
-line (too long, a tab, a control code, a wide or combining character) still goes through it.
+the bytes the colourless rich console it used before wrote (ADR-0023): a line that console would
+print unchanged is written as it is (``as_printed``), any other line (too long, a tab, a control
+code, a wide or combining character) still goes through it.
 
 The expected bytes below are what the renderer wrote when every line went through the console.
 """

@@ -11,13 +11,14 @@ from forge_cli.protocol.citations import Citation, source_label
 from forge_cli.protocol.response import Response
 from forge_cli.redact import redact
 from forge_cli.render.glyphs import Glyphs
-from forge_cli.render.items.registry import Kind
 from forge_cli.render.timing import format_elapsed
 from forge_cli.sanitize import sanitize_inline
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from rich.text import Text
+
+    from forge_cli.render.items.registry import Kind
 
 __all__ = [
     "Layout",

@@ -2,7 +2,7 @@
 
 The registry's types load with the package; the renderers (and rich, which they draw with) load
 when :data:`ITEM_RENDERERS` or one of their helpers is first used, so plain and JSON output of an
-answer that is only text import no rich module (ADR-0019, "Plain output without rich").
+answer that is only text import no rich module (ADR-0023).
 """
 
 from __future__ import annotations
