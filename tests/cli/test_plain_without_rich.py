@@ -1,5 +1,5 @@
-"""``forge ask --plain`` with an answer that is only text imports no rich module (issue 18,
-ADR-0023); a client-side function call, whose status line is drawn
+"""``forge ask --plain`` (and ``--json``, ``--jsonl``) with an answer that is only text imports no
+rich module (issue 18, ADR-0023); a client-side function call, whose status line is drawn
 by a colourless rich console, does load it (so the probe can fail).
 
 The probe runs the real CLI in a subprocess against a loopback chat server and reports, from an
@@ -13,6 +13,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks, tool_call_chunks
 from helpers.connect_probe import isolated_env
@@ -43,12 +45,14 @@ def lookup_order(order_id: int) -> str:
 '''
 
 
-def _ask(tmp_path: Path, server: FakeChatServer, *extra: str) -> tuple[list[str], str, str]:
-    """``forge ask --api chat --plain EXTRA`` against ``server``: the rich modules loaded at exit,
+def _ask(
+    tmp_path: Path, server: FakeChatServer, *extra: str, mode: str = "--plain"
+) -> tuple[list[str], str, str]:
+    """``forge ask --api chat MODE EXTRA`` against ``server``: the rich modules loaded at exit,
     stdout and the rest of stderr."""
     args = ["ask", "--api", "chat", "--base-url", server.base_url, "--model", "fake-model"]
     proc = subprocess.run(
-        [sys.executable, "-c", _PROBE, *args, "--plain", *extra, "Where is order 4711?"],
+        [sys.executable, "-c", _PROBE, *args, mode, *extra, "Where is order 4711?"],
         capture_output=True,
         text=True,
         env=isolated_env(tmp_path),
@@ -71,6 +75,16 @@ def test_a_plain_text_answer_loads_no_rich_module(tmp_path: Path) -> None:
         server.assert_consumed()
     assert out == "Order 4711 shipped on 20 November.\n"
     assert "tokens" in err  # the footer was written, without rich
+    assert loaded == []
+
+
+@pytest.mark.parametrize("mode", ["--json", "--jsonl"])
+def test_a_json_answer_loads_no_rich_module(tmp_path: Path, mode: str) -> None:
+    with FakeChatServer() as server:
+        server.add(text_chunks("Order 4711 shipped on 20 November."))
+        loaded, out, _ = _ask(tmp_path, server, mode=mode)
+        server.assert_consumed()
+    assert "Order 4711 shipped on 20 November." in out
     assert loaded == []
 
 
