@@ -83,7 +83,7 @@ def test_the_narrow_characters_are_one_cell_in_every_unicode_version() -> None:
 @pytest.mark.parametrize("glyphs", [UNICODE, ASCII], ids=["unicode", "ascii"])
 def test_every_glyph_of_our_lines_is_narrow(glyphs: Glyphs) -> None:
     for phase in ("running", "completed", "failed", "incomplete", "cancelled", "blocked"):
-        assert _NARROW.issuperset(glyphs.icon(phase))  # type: ignore[arg-type]
+        assert _NARROW.issuperset(glyphs.icon(phase))
     for text in (glyphs.sep, glyphs.interrupted, glyphs.ellipsis, glyphs.arrow, "↑↓"):
         assert _NARROW.issuperset(text)
 
@@ -109,7 +109,7 @@ def _stderr(case: _Case, width: int, *, ascii: bool = False) -> tuple[str, str]:
     response = Response(
         id="r",
         status="incomplete" if case.incomplete else "completed",
-        output=[Message(id="m", status="completed", content=content)],  # type: ignore[arg-type]
+        output=[Message(id="m", status="completed", content=content)],
         usage=Usage(input_tokens=10, output_tokens=2000),
         incomplete_details={"reason": case.incomplete} if case.incomplete else None,
     )
@@ -122,7 +122,7 @@ def _stderr(case: _Case, width: int, *, ascii: bool = False) -> tuple[str, str]:
 
 FOOTER = "↑ 10 ↓ 2000 tokens · 0.0s\n"
 CONTROL = "bell\x07 esc\x1b[31mred\x1b[0m cr\rback \x7f del \u200b zw"
-FAILED = ToolCallFailed(call_id="c", name="lookup", error="日本語 " * 10, kind="raised")
+FAILED = ToolCallFailed(call_id="c", name="lookup", error="日本語 " * 10, kind="exception")
 CASES = {
     "brackets, emoji codes and a tab": (
         _Case(events=[Notice(message="see [bold]this[/bold]\tand :smile: now")]),
