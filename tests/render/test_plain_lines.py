@@ -71,13 +71,15 @@ def test_lines_the_console_would_change_go_through_it(text: str) -> None:
 
 
 def test_the_narrow_characters_are_one_cell_in_every_unicode_version() -> None:
-    """rich measures its own single-cell ranges without tables; our glyphs are looked up, and are
-    one cell wide in every table it ships."""
+    """rich measures its own single-cell ranges without tables; our glyphs are looked up. Every
+    character of the set is one cell wide in every table rich ships, and printed as it is."""
     looked_up = sorted(c for c in _NARROW if not _is_single_cell_widths(c))
     assert looked_up, "the glyphs of our lines are in the set"
     for version in VERSIONS:
-        wide = [c for c in looked_up if get_character_cell_size(c, version) != 1]
+        wide = [c for c in sorted(_NARROW) if get_character_cell_size(c, version) != 1]
         assert not wide, (version, wide)
+    changed = [c for c in sorted(_NARROW) if _console_print(f"<{c}>", 3) != f"<{c}>\n"]
+    assert not changed
 
 
 @pytest.mark.parametrize("glyphs", [UNICODE, ASCII], ids=["unicode", "ascii"])
