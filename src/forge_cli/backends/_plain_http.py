@@ -281,7 +281,8 @@ class PlainHTTPTransport(httpx2.AsyncBaseTransport):
             except socket.gaierror as exc:  # the name did not resolve
                 raise httpx2.ConnectError(str(exc), request=request) from exc
             except OSError as exc:  # refused, unreachable: worded as httpcore2 (anyio) words it
-                raise httpx2.ConnectError("All connection attempts failed", request=request) from exc
+                failed = "All connection attempts failed"
+                raise httpx2.ConnectError(failed, request=request) from exc
             sock = writer.get_extra_info("socket")
             if sock is not None:
                 with contextlib.suppress(OSError):
