@@ -37,6 +37,7 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_ITERATION_LIMIT",
     "EXIT_OK",
+    "EXIT_OUTPUT_CLOSED",
     "EXIT_RUNTIME",
     "EXIT_TIME_BUDGET",
     "EXIT_TOKEN_BUDGET",
@@ -52,6 +53,7 @@ __all__ = [
     "Interrupted",
     "KnowledgeError",
     "NotFoundError",
+    "OutputClosed",
     "ProtocolError",
     "StreamError",
     "TimeBudgetError",
@@ -68,6 +70,8 @@ EXIT_ITERATION_LIMIT = 3
 EXIT_TIME_BUDGET = 4
 EXIT_TOKEN_BUDGET = 5
 EXIT_INTERRUPTED = 130
+EXIT_OUTPUT_CLOSED = 141
+"""128 + SIGPIPE: what a shell reports for a program whose reader went away (``| head``)."""
 
 
 class ForgeError(Exception):
@@ -228,3 +232,18 @@ class Interrupted(ForgeError):
     error_code: ClassVar[str] = "interrupted"
 
     exit_code = EXIT_INTERRUPTED
+
+
+class OutputClosed(ForgeError):
+    """Whoever read our standard output went away (``forge ask … | head``).
+
+    Like an interruption, the answer so far is kept and saved; the process then ends quietly
+    with :data:`EXIT_OUTPUT_CLOSED`, as a program stopped by ``SIGPIPE`` would.
+    """
+
+    error_code: ClassVar[str] = "output_closed"
+
+    exit_code = EXIT_OUTPUT_CLOSED
+
+    def __init__(self, message: str = "the output was closed before all of it was written") -> None:
+        super().__init__(message)

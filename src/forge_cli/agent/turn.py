@@ -14,6 +14,7 @@ the stream ended normally                   ``completed``   none
 ... but the final snapshot is incomplete    ``incomplete``  none (a blocked call, a length cut)
 the tool iteration limit stopped the loop   ``incomplete``  :class:`ToolIterationLimitError`
 a time or token budget stopped the loop     ``incomplete``  :class:`BudgetExceededError`
+the reader of our output went away          ``interrupted`` :class:`OutputClosed`
 any other :class:`ForgeError`               ``failed``      that error
 the task was cancelled (Ctrl+C)             ``interrupted`` none; ``CancelledError`` propagates
 ==========================================  ==============  =====================================
@@ -27,7 +28,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
 from forge_cli._lazy import first_paint, wait_for_background_imports
-from forge_cli.errors import BudgetExceededError, ForgeError, ToolIterationLimitError
+from forge_cli.errors import (
+    BudgetExceededError,
+    ForgeError,
+    OutputClosed,
+    ToolIterationLimitError,
+)
 from forge_cli.protocol.loop_events import AnswerUpdate, TurnStatus
 from forge_cli.protocol.request import Request
 
@@ -114,6 +120,8 @@ async def run_turn(
         raise
     except (ToolIterationLimitError, BudgetExceededError) as exc:
         outcome = TurnOutcome("incomplete", last, exc)
+    except OutputClosed as exc:  # the reader of our output went away: kept as interrupted
+        outcome = TurnOutcome("interrupted", last, exc)
     except ForgeError as exc:
         outcome = TurnOutcome("failed", last, exc)
     else:

@@ -444,11 +444,12 @@ def build_view_factory(
         from forge_cli.repl.view import RendererView
 
         def renderer() -> Renderer:
+            from forge_cli.cli.output import closed_aware
             from forge_cli.render import make_renderer
 
             made = make_renderer(
                 chosen,
-                stdout=sys.stdout,
+                stdout=closed_aware(sys.stdout),
                 stderr=sys.stderr,
                 ascii=settings.ascii,
                 show_reasoning=settings.reasoning,
@@ -491,9 +492,11 @@ def _first_paint_after_request(mode: str | None, previews: list[TextPreview]) ->
             return
         import sys
 
+        from forge_cli.cli.output import closed_aware
         from forge_cli.render.preview import TextPreview
 
-        preview = TextPreview(sys.stdout, mode="rich" if mode == "rich" else "plain")
+        out = closed_aware(sys.stdout)
+        preview = TextPreview(out, mode="rich" if mode == "rich" else "plain")
         previews.append(preview)
         set_first_paint(preview)
 

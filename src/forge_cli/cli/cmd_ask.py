@@ -30,7 +30,7 @@ from forge_cli.cli.main import EXIT_CODES_EPILOG, end_without_teardown
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings
 from forge_cli.conversations.plain import new_conversation_id
-from forge_cli.errors import UsageError
+from forge_cli.errors import OutputClosed, UsageError
 
 if TYPE_CHECKING:  # pydantic and the protocol models load once the first request is out
     from forge_cli.agent.turn import TurnOutcome
@@ -81,19 +81,26 @@ async def _answer(
             conversation, text, stores_responses=False, model=default_model(settings)
         )
         show_end = view_end(view)
+        closed: list[OutputClosed] = []
 
         def on_end(outcome: TurnOutcome) -> None:
-            show_end(outcome)
-            if store is not None:  # saved like a chat turn, also when interrupted or failed
-                turn = Turn.from_response(
-                    text, outcome.response, status=outcome.status, error=outcome.error_line
-                )
-                conversation.turns.append(turn)
-                store.save(conversation)
+            try:
+                show_end(outcome)
+            except OutputClosed as exc:  # the reader left while the end was written
+                closed.append(exc)
+            finally:
+                if store is not None:  # saved like a chat turn, also when interrupted or failed
+                    turn = Turn.from_response(
+                        text, outcome.response, status=outcome.status, error=outcome.error_line
+                    )
+                    conversation.turns.append(turn)
+                    store.save(conversation)
 
         outcome = await run_turn(responder, request, on_update=view_sink(view), on_end=on_end)
         if outcome.error is not None:
             raise outcome.error
+        if closed:
+            raise closed[0]
     finally:
         if mcp is not None:
             await mcp.aclose()

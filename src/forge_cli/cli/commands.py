@@ -34,6 +34,7 @@ Exit codes:
   4    time budget (--max-time) ran out
   5    token budget (--token-budget) used up
   130  interrupted (Ctrl+C)
+  141  output closed by its reader (| head); the answer so far is saved
 
 Shell completion: eval "$(_FORGE_COMPLETE=bash_source forge)"  (zsh_source, fish_source)
 """

@@ -19,9 +19,11 @@ from forge_cli.__about__ import __version__
 from forge_cli.cli.commands import COMMANDS, EXIT_CODES_EPILOG, GROUP_HELP
 from forge_cli.errors import (
     EXIT_INTERRUPTED,
+    EXIT_OUTPUT_CLOSED,
     EXIT_RUNTIME,
     EXIT_USAGE,
     ForgeError,
+    OutputClosed,
 )
 
 if TYPE_CHECKING:
@@ -62,6 +64,32 @@ class LazyGroup(click.Group):
         if not isinstance(command, click.Command):
             raise TypeError(f"{target[0]} is not a click command")
         return command
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        """Parse ``args``; eager options write here (``--version``, ``--help``), so a closed
+        output is :class:`OutputClosed` here too (click itself would exit 1)."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError as exc:
+            if not _stdout_gone():
+                raise
+            raise OutputClosed() from exc
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a write to a standard output nobody reads any more ends it as
+        :class:`OutputClosed` (``forge conversations list | head -1``), not as a crash."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            if not _stdout_gone():  # another pipe (a tool's, a server's): not ours to hide
+                raise
+            raise OutputClosed() from exc
 
     def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
         """Sub-command names from :data:`COMMANDS`, without importing them (runs on every Tab)."""
@@ -139,6 +167,13 @@ def run(args: Sequence[str]) -> int:
         return _fail("interrupted", EXIT_INTERRUPTED)
     except click.ClickException as exc:
         return _fail(exc.format_message(), exc.exit_code or EXIT_USAGE)
+    except OutputClosed as exc:
+        # ``forge … | head``: the reader has what it wanted. Quiet, as SIGPIPE would end us;
+        # what arrived is saved (the turn ended as interrupted).
+        _discard_stdout()
+        if debug:
+            _print_traceback()
+        return exc.exit_code
     except ForgeError as exc:
         if debug:
             _print_traceback()
@@ -153,6 +188,29 @@ def run(args: Sequence[str]) -> int:
     return result if isinstance(result, int) else 0
 
 
+def _stdout_gone() -> bool:
+    """Whether standard output is a pipe or socket whose reader has gone away."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no descriptor (a test's captured stream)
+        return False
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device: its reader went away, and what is still
+    buffered must not fail again at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (a test's captured stream)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point."""
     code = run(sys.argv[1:] if argv is None else argv)
@@ -160,8 +218,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.stdout.flush()
     except (BrokenPipeError, ValueError):
         # The reader went away (``forge ask ... | head``): not an error worth a traceback.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _discard_stdout()
+        code = code or EXIT_OUTPUT_CLOSED
     if _leave_at_once:
         _leave(code)
     sys.exit(code)
