@@ -360,6 +360,23 @@ async def test_a_stale_pooled_connection_is_retried_once() -> None:
     assert server.connections == 2
 
 
+async def test_a_reused_connection_that_failed_mid_reply_is_not_retried() -> None:
+    """Once a byte of the reply arrived the server had the request: it is never sent again."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(_OK)
+        await writer.drain()
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 20")  # and close
+
+    async with RawServer(handler) as server, client() as http:
+        await http.post(server.url, json={})
+        with pytest.raises(httpx2.RemoteProtocolError):
+            await http.post(server.url, json={})
+    assert server.connections == 1
+
+
 async def test_a_fresh_connection_that_fails_is_not_retried() -> None:
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_request(reader)
