@@ -27,6 +27,7 @@ import httpx2
 
 from forge_cli._lazy import request_sent
 from forge_cli.backends._error_body import error_json
+from forge_cli.backends._plain_http import PlainHTTPTransport
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,
@@ -220,7 +221,9 @@ class SchemeTransport(httpx2.AsyncBaseTransport):
     plain http: :class:`~forge_cli.backends._plain_http.PlainHTTPTransport` carries it on asyncio
     streams and h11, without importing httpcore2 and anyio or loading the system trust store
     (docs/adr/0022-plain-http-transport.md). ``https`` keeps httpx2's transport, always with
-    certificate verification, built when an https URL is first requested.
+    certificate verification, built when an https URL is first requested. (The plain
+    transport's module is imported with this one: h11 is needed either way, httpcore2 imports it
+    too, and ``forge chat`` then imports it while the prompt waits, with the backend.)
     """
 
     def __init__(self, *, trust_env: bool = True) -> None:
@@ -231,8 +234,6 @@ class SchemeTransport(httpx2.AsyncBaseTransport):
     def _for(self, scheme: str) -> httpx2.AsyncBaseTransport:
         if scheme == "http":
             if self._plain is None:
-                from forge_cli.backends._plain_http import PlainHTTPTransport
-
                 self._plain = PlainHTTPTransport()
             return self._plain
         if self._tls is None:
