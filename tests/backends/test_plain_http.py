@@ -61,9 +61,10 @@ async def until_client_leaves(reader: asyncio.StreamReader) -> None:
 class RawServer:
     """``asyncio.start_server`` on loopback running ``handler`` for each connection."""
 
-    def __init__(self, handler: Handler, host: str = "127.0.0.1") -> None:
+    def __init__(self, handler: Handler, host: str = "127.0.0.1", rcvbuf: int = 0) -> None:
         self.handler = handler
         self.host = host
+        self.rcvbuf = rcvbuf  # a small receive buffer for accepted connections (when set)
         self.connections = 0
         self.url = ""
         self._server: asyncio.Server | None = None
@@ -86,6 +87,8 @@ class RawServer:
 
     async def __aenter__(self) -> RawServer:
         self._server = await asyncio.start_server(self._serve, self.host, 0)
+        if self.rcvbuf:
+            self._server.sockets[0].setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, self.rcvbuf)
         port = self._server.sockets[0].getsockname()[1]
         host = f"[{self.host}]" if ":" in self.host else self.host
         self.url = f"http://{host}:{port}/v1/x"
@@ -419,6 +422,27 @@ async def test_a_read_timeout() -> None:
     assert oneline(info.value, server.url) == (
         f"no data from {server.url} after 0.05 s (idle read timeout)"
     )
+
+
+async def test_a_write_timeout() -> None:
+    """The server reads nothing: once the socket buffers are full the write waits, then times
+    out."""
+    done = asyncio.Event()
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await done.wait()
+
+    async with RawServer(handler, rcvbuf=4096) as server:
+        http = httpx2.AsyncClient(
+            transport=PlainHTTPTransport(), timeout=httpx2.Timeout(5.0, write=0.05)
+        )
+        try:
+            with pytest.raises(httpx2.WriteTimeout) as info:
+                await http.post(server.url, content=b"x" * (16 << 20))
+        finally:
+            done.set()
+            await http.aclose()
+    assert info.value.request.url == server.url
 
 
 async def test_connection_refused() -> None:
