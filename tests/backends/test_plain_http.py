@@ -28,7 +28,10 @@ from forge_cli.backends._http import (
     map_transport_error,
 )
 from forge_cli.backends._plain_http import MAX_HEAD_BYTES, PlainHTTPTransport
+from forge_cli.backends.responses_http import ResponsesBackend
+from forge_cli.protocol import Request
 from helpers.connect_probe import loaded_at_connect  # type: ignore[import-not-found]
+from helpers.loopback import responses_answer  # type: ignore[import-not-found]
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("error::ResourceWarning")]
 
@@ -304,6 +307,20 @@ async def test_keep_alive_reuses_one_connection() -> None:
     async with RawServer(replies(reply, reply, reply, keep=True)) as server, client() as http:
         for _ in range(3):
             assert (await http.post(server.url, json={})).content == b"ok"
+    assert server.connections == 1
+
+
+async def test_a_backends_requests_share_one_connection() -> None:
+    """The requests of an agent turn go over one kept-alive connection."""
+    body = b"".join(step.data for step in responses_answer("hi", model="m"))
+    answer = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+    answer += f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+    async with RawServer(replies(answer, answer, keep=True)) as server:
+        base_url = server.url.removesuffix("/x")
+        async with ResponsesBackend(base_url) as backend:
+            for _ in range(2):
+                events = [event async for event in backend.stream(Request(model="m", input="x"))]
+                assert events[-1].type == "response.completed"
     assert server.connections == 1
 
 
