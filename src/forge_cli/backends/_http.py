@@ -27,6 +27,7 @@ import httpx2
 
 from forge_cli._lazy import request_sent
 from forge_cli.backends._error_body import error_json
+from forge_cli.backends._plain_http import PlainHTTPTransport
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,
@@ -214,25 +215,26 @@ class ErrorContext:
 
 
 class SchemeTransport(httpx2.AsyncBaseTransport):
-    """Plain ``http`` and TLS ``https`` on separate transports, each built on first use.
+    """Plain ``http`` on our own transport, TLS ``https`` on httpx2's, each built on first use.
 
-    Building an httpx2 transport loads the system trust store (~20 ms) even when no request ever
-    uses TLS. Local servers (Ollama, vLLM, llama.cpp, a Knowledge Forge on localhost) speak plain
-    http, so that cost is paid only when an https URL is first requested — always with
-    certificate verification. The plain transport never performs a TLS handshake, so its TLS
-    settings are unused.
+    Local servers (Ollama, vLLM, llama.cpp, LM Studio, a Knowledge Forge on localhost) speak
+    plain http: :class:`~forge_cli.backends._plain_http.PlainHTTPTransport` carries it on asyncio
+    streams and h11, without importing httpcore2 and anyio or loading the system trust store
+    (docs/adr/0022-plain-http-transport.md). ``https`` keeps httpx2's transport, always with
+    certificate verification, built when an https URL is first requested. (The plain
+    transport's module is imported with this one: h11 is needed either way, httpcore2 imports it
+    too, and ``forge chat`` then imports it while the prompt waits, with the backend.)
     """
 
     def __init__(self, *, trust_env: bool = True) -> None:
         self._trust_env = trust_env
-        self._plain: httpx2.AsyncHTTPTransport | None = None
+        self._plain: httpx2.AsyncBaseTransport | None = None
         self._tls: httpx2.AsyncHTTPTransport | None = None
 
-    def _for(self, scheme: str) -> httpx2.AsyncHTTPTransport:
+    def _for(self, scheme: str) -> httpx2.AsyncBaseTransport:
         if scheme == "http":
             if self._plain is None:
-                # No TLS happens on this transport; skip loading certificates it would never use.
-                self._plain = httpx2.AsyncHTTPTransport(verify=False, trust_env=self._trust_env)
+                self._plain = PlainHTTPTransport()
             return self._plain
         if self._tls is None:
             self._tls = httpx2.AsyncHTTPTransport(verify=True, trust_env=self._trust_env)

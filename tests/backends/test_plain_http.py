@@ -1,0 +1,586 @@
+"""The plain-http transport (backends/_plain_http.py, ADR 0022) against a scripted raw-socket
+server on loopback: every byte of each reply is written by the test.
+
+Each test asserts on httpx2's exception types and, where a user would see it, on the one-line
+message our backends build from them (``map_transport_error``, the Chat Completions mapping).
+Nothing sleeps: a pause is a wait on an event or on the other side closing, and the read-timeout
+test waits for the client's (small) timeout to expire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import socket
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from forge_cli.backends._chat_errors import chat_transport_error
+from forge_cli.backends._http import (
+    ErrorContext,
+    SchemeTransport,
+    build_client,
+    map_transport_error,
+)
+from forge_cli.backends._plain_http import MAX_HEAD_BYTES, PlainHTTPTransport
+from forge_cli.backends.responses_http import ResponsesBackend
+from forge_cli.protocol import Request
+from helpers.connect_probe import loaded_at_connect  # type: ignore[import-not-found]
+from helpers.loopback import responses_answer  # type: ignore[import-not-found]
+
+pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("error::ResourceWarning")]
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+_OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+
+async def read_request(reader: asyncio.StreamReader) -> bytes:
+    """One request's head and Content-Length body, or ``b""`` if the client closed first."""
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError:
+        return b""
+    length = 0
+    for line in head.split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    return head + await reader.readexactly(length)
+
+
+async def until_client_leaves(reader: asyncio.StreamReader) -> None:
+    """Wait for the client to close its end (whatever it still sends is dropped)."""
+    with contextlib.suppress(ConnectionError):
+        while await reader.read(65536):
+            pass
+
+
+class RawServer:
+    """``asyncio.start_server`` on loopback running ``handler`` for each connection."""
+
+    def __init__(self, handler: Handler, host: str = "127.0.0.1", rcvbuf: int = 0) -> None:
+        self.handler = handler
+        self.host = host
+        self.rcvbuf = rcvbuf  # a small receive buffer for accepted connections (when set)
+        self.connections = 0
+        self.url = ""
+        self._server: asyncio.Server | None = None
+        self._open: dict[asyncio.StreamWriter, asyncio.Future[None]] = {}
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        done = asyncio.get_running_loop().create_future()
+        self._open[writer] = done
+        try:
+            await self.handler(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+            del self._open[writer]
+            done.set_result(None)
+
+    async def __aenter__(self) -> RawServer:
+        self._server = await asyncio.start_server(self._serve, self.host, 0)
+        if self.rcvbuf:
+            self._server.sockets[0].setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, self.rcvbuf)
+        port = self._server.sockets[0].getsockname()[1]
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        self.url = f"http://{host}:{port}/v1/x"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        waiting = list(self._open.values())
+        for writer in list(self._open):
+            writer.transport.abort()  # a handler still waiting for the client sees it leave
+        await asyncio.gather(*waiting)
+        await self._server.wait_closed()
+
+
+def client(read: float = 5.0) -> httpx2.AsyncClient:
+    """Our client (build_client, no env proxy): http goes over the plain transport."""
+    return build_client(connect_timeout=5.0, read_timeout=read, trust_env=False)
+
+
+def replies(*answers: bytes, keep: bool = False) -> Handler:
+    """A handler answering each request on a connection with the next of ``answers`` (shared by
+    all connections); with ``keep`` it then waits for the next request, else it closes."""
+    queue = list(answers)
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while queue:
+            request = await read_request(reader)
+            if not request:
+                return
+            writer.write(queue.pop(0))
+            await writer.drain()
+            if not keep:
+                return
+
+    return handler
+
+
+async def fetch(url: str, **kwargs: Any) -> tuple[httpx2.Response, bytes]:
+    async with client(**kwargs) as http:
+        response = await http.post(url, json={"q": 1})
+        return response, response.content
+
+
+def oneline(exc: httpx2.HTTPError, url: str, phase: Any = "connect") -> str:
+    return map_transport_error(exc, ErrorContext(url), phase).message
+
+
+# -- framing ------------------------------------------------------------------------------------
+
+
+async def test_chunked_body() -> None:
+    reply = (
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
+    )
+    async with RawServer(replies(reply)) as server:
+        response, body = await fetch(server.url)
+    assert (response.status_code, body) == (200, b"hello world")
+    assert response.extensions["http_version"] == b"HTTP/1.1"
+    assert response.extensions["reason_phrase"] == b"OK"
+    assert response.http_version == "HTTP/1.1"
+
+
+async def test_content_length_body() -> None:
+    reply = b"HTTP/1.1 201 Created\r\nContent-Length: 5\r\n\r\nhello"
+    async with RawServer(replies(reply)) as server:
+        response, body = await fetch(server.url)
+    assert (response.status_code, body, response.reason_phrase) == (201, b"hello", "Created")
+
+
+async def test_close_delimited_http10_body() -> None:
+    async with RawServer(replies(b"HTTP/1.0 200 OK\r\n\r\nuntil the end")) as server:
+        response, body = await fetch(server.url)
+    assert body == b"until the end"
+    assert response.extensions["http_version"] == b"HTTP/1.0"
+
+
+async def test_the_request_arrives_as_sent() -> None:
+    seen: list[bytes] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await read_request(reader))
+        writer.write(_OK)
+
+    async with RawServer(handler) as server:
+        await fetch(server.url + "?a=1")
+    head, _, body = seen[0].partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    assert lines[0] == b"POST /v1/x?a=1 HTTP/1.1"
+    port = server.url.split(":")[2].split("/")[0]
+    assert f"host: 127.0.0.1:{port}".encode() in [line.lower() for line in lines]
+    assert body == b'{"q":1}'
+
+
+async def test_an_informational_reply_is_skipped() -> None:
+    reply = b"HTTP/1.1 100 Continue\r\n\r\n" + _OK
+    async with RawServer(replies(reply)) as server:
+        response, body = await fetch(server.url)
+    assert (response.status_code, body) == (200, b"ok")
+
+
+# -- broken replies -----------------------------------------------------------------------------
+
+
+async def test_a_chunk_cut_short() -> None:
+    reply = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel"
+    async with (
+        RawServer(replies(reply)) as server,
+        client() as http,
+        http.stream("POST", server.url, json={}) as response,
+    ):
+        with pytest.raises(httpx2.RemoteProtocolError) as info:
+            await response.aread()
+    assert str(info.value).startswith("peer closed connection without sending complete message")
+    assert info.value.request.url == server.url
+    assert oneline(info.value, server.url, "stream") == (
+        f"the stream ended early: the connection to {server.url} was lost "
+        "(peer closed connection without sending complete message body (incomplete chunked read))"
+    )
+
+
+async def test_a_content_length_body_cut_short() -> None:
+    reply = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhel"
+    async with (
+        RawServer(replies(reply)) as server,
+        client() as http,
+        http.stream("POST", server.url, json={}) as response,
+    ):
+        with pytest.raises(httpx2.RemoteProtocolError, match="received 3 bytes, expected 10"):
+            await response.aread()
+
+
+async def test_closed_before_the_status_line() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+
+    async with RawServer(handler) as server:
+        with pytest.raises(httpx2.RemoteProtocolError) as info:
+            await fetch(server.url)
+    assert str(info.value) == "Server disconnected without sending a response."
+    assert oneline(info.value, server.url) == (
+        f"{server.url} closed the connection without a reply "
+        "(Server disconnected without sending a response.)"
+    )
+    chat = chat_transport_error(info.value, ErrorContext(server.url), "connect")
+    assert chat.message == (
+        f"cannot connect to {server.url}: Server disconnected without sending a response."
+    )
+
+
+async def test_a_garbage_status_line() -> None:
+    async with RawServer(replies(b"HTTP/1.1 two hundred OK\r\n\r\n")) as server:
+        with pytest.raises(httpx2.RemoteProtocolError) as info:
+            await fetch(server.url)
+    assert oneline(info.value, server.url).startswith(
+        f"{server.url} closed the connection without a reply ("
+    )
+
+
+async def test_an_oversized_header_block() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * (2 * MAX_HEAD_BYTES))
+        await writer.drain()
+        await until_client_leaves(reader)
+
+    async with RawServer(handler) as server:
+        with pytest.raises(httpx2.RemoteProtocolError, match=r"^Receive buffer too long$"):
+            await fetch(server.url)
+
+
+async def _silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    await read_request(reader)
+
+
+_BROKEN: dict[str, bytes | None] = {
+    "chunk cut": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel",
+    "length cut": b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhel",
+    "no status line": None,
+    "garbage status": b"HTTP/1.1 two hundred OK\r\n\r\n",
+    "bad header": b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+    "bad chunk size": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    "1.0 cut": b"HTTP/1.0 200 OK\r\nContent-Length: 9\r\n\r\nab",
+}
+
+
+async def _failure(transport: httpx2.AsyncBaseTransport, reply: bytes | None) -> tuple[type, str]:
+    async with RawServer(_silent if reply is None else replies(reply)) as server:
+        http = httpx2.AsyncClient(transport=transport, timeout=5.0)
+        try:
+            await http.post(server.url, json={})
+        except httpx2.HTTPError as exc:
+            return type(exc), str(exc)
+        finally:
+            await http.aclose()
+    raise AssertionError("no failure")
+
+
+@pytest.mark.parametrize("case", list(_BROKEN))
+async def test_failures_read_as_httpx2s_own_transport_reports_them(case: str) -> None:
+    """The same broken reply gives the same exception type and text on both transports."""
+    ours = await _failure(PlainHTTPTransport(), _BROKEN[case])
+    theirs = await _failure(httpx2.AsyncHTTPTransport(verify=False, trust_env=False), _BROKEN[case])
+    assert ours == theirs
+
+
+# -- keep-alive ---------------------------------------------------------------------------------
+
+
+async def test_keep_alive_reuses_one_connection() -> None:
+    reply = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+    async with RawServer(replies(reply, reply, reply, keep=True)) as server, client() as http:
+        for _ in range(3):
+            assert (await http.post(server.url, json={})).content == b"ok"
+    assert server.connections == 1
+
+
+async def test_a_backends_requests_share_one_connection() -> None:
+    """The requests of an agent turn go over one kept-alive connection."""
+    body = b"".join(step.data for step in responses_answer("hi", model="m"))
+    answer = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+    answer += f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+    async with RawServer(replies(answer, answer, keep=True)) as server:
+        base_url = server.url.removesuffix("/x")
+        async with ResponsesBackend(base_url) as backend:
+            for _ in range(2):
+                events = [event async for event in backend.stream(Request(model="m", input="x"))]
+                assert events[-1].type == "response.completed"
+    assert server.connections == 1
+
+
+async def test_a_body_closed_before_its_end_is_not_pooled() -> None:
+    long = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + b"x" * 10
+    async with RawServer(replies(long, _OK, keep=True)) as server, client() as http:
+        async with http.stream("POST", server.url, json={}) as response:
+            async for _ in response.aiter_raw():
+                break
+        assert (await http.post(server.url, json={})).content == b"ok"
+    assert server.connections == 2
+
+
+async def test_connection_close_is_not_pooled() -> None:
+    closing = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"
+    async with RawServer(replies(closing, _OK, keep=True)) as server, client() as http:
+        await http.post(server.url, json={})
+        await http.post(server.url, json={})
+    assert server.connections == 2
+
+
+async def test_an_idle_connection_the_server_closed_is_not_reused() -> None:
+    served = asyncio.Event()
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(_OK)
+        await writer.drain()
+        served.set()  # then close the idle connection
+
+    async with RawServer(handler) as server, client() as http:
+        await http.post(server.url, json={})
+        await served.wait()
+        response = await http.post(server.url, json={})
+    assert response.content == b"ok"
+    assert server.connections == 2
+
+
+async def test_a_stale_pooled_connection_is_retried_once() -> None:
+    """The server takes the second request on the kept connection and closes it unanswered (it
+    had closed it while idle, as far as the client can tell): sent again on a new one."""
+    first = True
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal first
+        opened, first = first, False
+        await read_request(reader)
+        writer.write(_OK)
+        await writer.drain()
+        if opened:
+            await read_request(reader)  # and close without a reply
+
+    async with RawServer(handler) as server, client() as http:
+        await http.post(server.url, json={"n": 1})
+        response = await http.post(server.url, json={"n": 2})
+    assert response.content == b"ok"
+    assert server.connections == 2
+
+
+async def test_a_reused_connection_that_failed_mid_reply_is_not_retried() -> None:
+    """Once a byte of the reply arrived the server had the request: it is never sent again."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(_OK)
+        await writer.drain()
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 20")  # and close
+
+    async with RawServer(handler) as server, client() as http:
+        await http.post(server.url, json={})
+        with pytest.raises(httpx2.RemoteProtocolError):
+            await http.post(server.url, json={})
+    assert server.connections == 1
+
+
+async def test_a_fresh_connection_that_fails_is_not_retried() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+
+    async with RawServer(handler) as server:
+        with pytest.raises(httpx2.RemoteProtocolError):
+            await fetch(server.url)
+    assert server.connections == 1
+
+
+async def test_aclose_closes_idle_connections() -> None:
+    left = asyncio.Event()
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(_OK)
+        await writer.drain()
+        await until_client_leaves(reader)
+        left.set()
+
+    async with RawServer(handler) as server:
+        http = client()
+        await http.post(server.url, json={})
+        assert not left.is_set()
+        await http.aclose()
+        await left.wait()
+
+
+# -- timeouts, refusals, cancellation -----------------------------------------------------------
+
+
+async def test_a_read_timeout() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        await until_client_leaves(reader)  # never answers
+
+    async with RawServer(handler) as server:
+        with pytest.raises(httpx2.ReadTimeout) as info:
+            await fetch(server.url, read=0.05)
+    assert oneline(info.value, server.url) == (
+        f"no data from {server.url} after 0.05 s (idle read timeout)"
+    )
+
+
+async def test_a_write_timeout() -> None:
+    """The server reads nothing: once the socket buffers are full the write waits, then times
+    out."""
+    done = asyncio.Event()
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await done.wait()
+
+    async with RawServer(handler, rcvbuf=4096) as server:
+        http = httpx2.AsyncClient(
+            transport=PlainHTTPTransport(), timeout=httpx2.Timeout(5.0, write=0.05)
+        )
+        try:
+            with pytest.raises(httpx2.WriteTimeout) as info:
+                await http.post(server.url, content=b"x" * (16 << 20))
+        finally:
+            done.set()
+            await http.aclose()
+    assert info.value.request.url == server.url
+
+
+async def test_connection_refused() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"  # bound, not listening
+        with pytest.raises(httpx2.ConnectError) as info:
+            await fetch(url)
+        async with httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(trust_env=False)) as own:
+            with pytest.raises(httpx2.ConnectError) as theirs:
+                await own.get(url)
+    assert oneline(info.value, url) == f"could not connect to {url}: All connection attempts failed"
+    assert str(info.value) == str(theirs.value)
+    assert info.value.request.url == url
+
+
+async def test_cancellation_mid_body_closes_the_socket() -> None:
+    left = asyncio.Event()
+    started = asyncio.Event()
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n")
+        await writer.drain()
+        await until_client_leaves(reader)
+        left.set()
+
+    async def consume(http: httpx2.AsyncClient, url: str) -> None:
+        async with http.stream("POST", url, json={}) as response:
+            async for _ in response.aiter_raw():
+                started.set()
+
+    async with RawServer(handler) as server, client() as http:
+        task = asyncio.ensure_future(consume(http, server.url))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await left.wait()
+    gc.collect()  # an unclosed socket would warn here (an error in this module)
+
+
+async def test_ipv6_loopback_literal() -> None:
+    if not socket.has_ipv6:
+        pytest.skip("this Python has no IPv6 support")
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError as exc:
+        pytest.skip(f"no ::1 on this machine ({exc})")
+    async with RawServer(replies(_OK), host="::1") as server:
+        assert server.url.startswith("http://[::1]:")
+        _, body = await fetch(server.url)
+    assert body == b"ok"
+
+
+# -- trace extension ----------------------------------------------------------------------------
+
+
+async def test_the_trace_extension_hears_httpcore_names() -> None:
+    heard: list[str] = []
+
+    async def trace(name: str, info: dict[str, Any]) -> None:
+        heard.append(name)
+
+    async with RawServer(replies(_OK)) as server, client() as http:
+        request = http.build_request("POST", server.url, json={})
+        request.extensions["trace"] = trace
+        response = await http.send(request)
+    assert response.content == b"ok"
+    assert heard[:8] == [
+        "connection.connect_tcp.started",
+        "connection.connect_tcp.complete",
+        "http11.send_request_headers.started",
+        "http11.send_request_headers.complete",
+        "http11.send_request_body.started",
+        "http11.send_request_body.complete",
+        "http11.receive_response_headers.started",
+        "http11.receive_response_headers.complete",
+    ]
+
+
+# -- which transport carries what ---------------------------------------------------------------
+
+
+def test_http_goes_plain_and_https_to_httpx2() -> None:
+    transport = SchemeTransport(trust_env=False)
+    assert isinstance(transport._for("http"), PlainHTTPTransport)
+    assert isinstance(transport._for("https"), httpx2.AsyncHTTPTransport)
+
+
+def test_an_env_proxy_keeps_httpx2s_transport(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    http = build_client(connect_timeout=1, read_timeout=1)
+    chosen = http._transport_for_url(httpx2.URL("http://127.0.0.1:8080/v1"))
+    assert isinstance(chosen, httpx2.AsyncHTTPTransport)
+    assert not isinstance(http._transport, SchemeTransport)
+
+
+def test_no_proxy_uses_ours() -> None:
+    http = build_client(connect_timeout=1, read_timeout=1)
+    assert isinstance(http._transport, SchemeTransport)
+
+
+_HTTP_STACK = ("httpcore2", "anyio", "sniffio")
+
+
+def _ask(base_url: str) -> list[str]:
+    return ["ask", "--api", "chat", "-m", "m", "--base-url", base_url, "--plain", "hi"]
+
+
+def test_a_plain_http_ask_loads_no_httpcore_or_anyio(tmp_path: Path) -> None:
+    assert loaded_at_connect(tmp_path, _HTTP_STACK, _ask("http://127.0.0.1:9/v1")) == []
+
+
+@pytest.mark.parametrize("proxy", [False, True])
+def test_https_or_a_proxy_loads_httpx2s_stack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, proxy: bool
+) -> None:
+    """The control for the test above: the probe sees the stack when httpx2's transport is used."""
+    if proxy:
+        monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    url = "http://127.0.0.1:9/v1" if proxy else "https://127.0.0.1:9/v1"
+    assert loaded_at_connect(tmp_path, _HTTP_STACK, _ask(url)) == list(_HTTP_STACK)
