@@ -156,6 +156,9 @@ async def test_a_different_request_cancels_the_early_send_and_is_sent_itself(
         backend = ResponsesBackend(server.base_url, api_key=KEY)
         try:
             await backend.send_early(early)
+            # The early request has its reply before the second one is sent: two server threads
+            # would otherwise race for the scripted replies.
+            assert await asyncio.to_thread(server.wait_for_requests, 1)
             events = await _events(backend, wanted)
         finally:
             gate.set()

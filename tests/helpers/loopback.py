@@ -296,17 +296,22 @@ class LoopbackServer:
 
     def _serve(self, conn: socket.socket) -> None:
         try:
-            request = self._read_request(conn)
-            if request is None:
+            read = self._read_request(conn)
+            if read is None:
                 return
-            reply = self._next_reply(request)
+            request, source = read
+            reply = self._reply_from(source, request)
             _Responder(conn, request, self._stopping).run(reply)
         except OSError:
             pass  # the client went away; the responder already recorded what it saw
         finally:
             conn.close()
 
-    def _read_request(self, conn: socket.socket) -> RecordedRequest | None:
+    def _read_request(self, conn: socket.socket) -> tuple[RecordedRequest, Any] | None:
+        """The next request on ``conn`` and the scripted reply it takes (``None`` when none is
+        left), or ``None`` when ``conn`` carried no request. Recording a request and taking its
+        reply is one step: replies go to requests in the order the requests were recorded,
+        whichever thread then serves its request first."""
         data = b""
         while b"\r\n\r\n" not in data:
             chunk = conn.recv(65536)
@@ -335,12 +340,11 @@ class LoopbackServer:
         request = RecordedRequest(method, path, headers, rest[:length])
         with self._arrived:
             self._requests.append(request)
-            self._arrived.notify_all()
-        return request
-
-    def _next_reply(self, request: RecordedRequest) -> Reply:
-        with self._lock:
             source = self._replies.pop(0) if self._replies else None
+            self._arrived.notify_all()
+        return request, source
+
+    def _reply_from(self, source: Any, request: RecordedRequest) -> Reply:
         if source is None:
             message = f"no reply scripted for {request.method} {request.path}"
             self._error(message)
