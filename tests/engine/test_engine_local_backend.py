@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import AsyncIterator
 
 import anyio
@@ -81,3 +82,34 @@ async def test_in_process_and_serve_give_identical_final_snapshots(corpus) -> No
     assert local.output_text
     assert local.annotations()
     assert _normalised(local) == _normalised(remote)
+
+
+_CONNECTS: list[object] = []
+_COUNTING: list[bool] = []
+_HOOKED: list[bool] = []
+
+
+def _count_connects(event: str, args: tuple[object, ...]) -> None:
+    if event == "socket.connect" and _COUNTING:
+        _CONNECTS.append(args[1])
+
+
+async def test_a_backend_reuses_its_connection_to_a_real_server(corpus) -> None:
+    """Several requests to `forge serve` (uvicorn) in a row: each answer is whole, and the
+    plain-http transport (ADR-0022) carries them on one kept-alive connection."""
+    if not _HOOKED:  # an audit hook cannot be removed: added once, it counts only when asked
+        sys.addaudithook(_count_connects)
+        _HOOKED.append(True)
+    engine = Engine(corpus.store, EngineConfig(seed=False))
+    request = file_search_request(corpus.vector_store_id, "What causes spring tides?")
+    with BackgroundServer(engine) as server:
+        backend = ResponsesBackend(base_url=server.base_url)
+        _CONNECTS.clear()
+        _COUNTING.append(True)
+        try:
+            answers = [_normalised(await _fold(backend, request)) for _ in range(3)]
+        finally:
+            _COUNTING.clear()
+            await backend.aclose()
+    assert answers[0] == answers[1] == answers[2]
+    assert len(_CONNECTS) == 1, _CONNECTS
