@@ -14,11 +14,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from forge_cli.protocol.guards import is_function_tool
-from forge_cli.protocol.items import FunctionCall, FunctionCallOutput, Message
-from forge_cli.protocol.request import InputMessage, Request
+if TYPE_CHECKING:  # the models load with the first typed request (ADR-0020)
+    from forge_cli.protocol.items import FunctionCall
+    from forge_cli.protocol.request import Request
 
 __all__ = ["ChatBody", "to_chat_body"]
 
@@ -82,6 +82,9 @@ def _response_format(text: Any) -> dict[str, Any] | None:
 
 
 def _messages(request: Request) -> list[dict[str, Any]]:
+    from forge_cli.protocol.items import FunctionCall, FunctionCallOutput, Message
+    from forge_cli.protocol.request import InputMessage
+
     messages: list[dict[str, Any]] = []
     if request.instructions:
         messages.append({"role": "system", "content": request.instructions})
@@ -139,6 +142,8 @@ def _content(content: str | list[dict[str, Any]]) -> str | list[dict[str, Any]]:
 
 
 def _tools(request: Request) -> tuple[list[dict[str, Any]], list[str]]:
+    from forge_cli.protocol.guards import is_function_tool
+
     tools: list[dict[str, Any]] = []
     dropped: list[str] = []
     for tool in request.tools:

@@ -22,14 +22,13 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from forge_cli.backends._chat_request import to_chat_body
 from forge_cli.backends._chat_stream import ChatStreamTranslator
+from forge_cli.backends._early import EarlySending, continue_early
 from forge_cli.errors import BackendConnectionError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
 from forge_cli.jsonsafe import whole_object
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
 from forge_cli.protocol.events import StreamEvent
-from forge_cli.protocol.request import Request
 from forge_cli.redact import redact, register_secret
 from forge_cli.stream.sse import LineSplitter, event_too_large
 
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
     import httpx2
 
     from forge_cli.backends._http import BodyBudget, ErrorContext, SleepFunction
+    from forge_cli.protocol.request import Request
 
 __all__ = ["PLACEHOLDER_API_KEY", "ChatCompletionsBackend"]
 
@@ -56,7 +56,7 @@ _ORGANIZATION_ENV = (
 _log = logging.getLogger(__name__)
 
 
-class ChatCompletionsBackend:
+class ChatCompletionsBackend(EarlySending):
     """Stream one Chat Completions reply per request, as Responses events.
 
     Retries before the reply's first byte follow :class:`RetryPolicy` with ``max_retries``
@@ -98,6 +98,7 @@ class ChatCompletionsBackend:
         """Hosted tool types the last request carried that a Chat server cannot run."""
         self._sleep: SleepFunction = sleep or asyncio.sleep
         self._client: httpx2.AsyncClient | None = None
+        self._early = None
 
     def _get_client(self) -> httpx2.AsyncClient:
         # httpx2 and the HTTP plumbing load on first use: importing this module stays cheap.
@@ -125,9 +126,16 @@ class ChatCompletionsBackend:
 
         return ErrorContext(url=self.base_url.rstrip("/"), env_var=self.api_key_env)
 
-    async def _send(self, method: str, path: str, body: Any = None) -> httpx2.Response:
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        sent: asyncio.Future[None] | None = None,
+    ) -> httpx2.Response:
         """The streaming 2xx reply to ``method path``, retried as the openai SDK did (2 retries by
-        default: ``max_retries``; see ``_chat_errors``)."""
+        default: ``max_retries``; see ``_chat_errors``). ``sent`` is resolved once the body is
+        written (an early send, :meth:`send_early`)."""
         import httpx2
 
         from forge_cli.backends._chat_errors import CHAT_FAILURES
@@ -141,6 +149,10 @@ class ChatCompletionsBackend:
             )
         except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as exc:
             raise BackendConnectionError(redact(f"cannot connect to {ctx.url}: {exc}")) from exc
+        if sent is not None:
+            from forge_cli.backends._early import signal_sent
+
+            request.extensions["trace"] = signal_sent(sent)
         return await send_with_retries(
             client,
             request,
@@ -160,10 +172,7 @@ class ChatCompletionsBackend:
     async def stream_batches(self, request: Request) -> AsyncGenerator[list[StreamEvent], None]:
         """Like :meth:`stream`, but the events of the chunks one network read carried come as
         one list: the turn runner folds them into one snapshot (``stream.fold_batches``)."""
-        import httpx2
-
-        from forge_cli.backends._chat_errors import stream_read_error
-        from forge_cli.backends._http import BodyBudget
+        from forge_cli.backends._chat_request import to_chat_body
 
         body = to_chat_body(request)
         self.dropped_tools = body.dropped_tools
@@ -172,9 +181,57 @@ class ChatCompletionsBackend:
                 "the chat server cannot run hosted tools; dropped: %s",
                 ", ".join(body.dropped_tools),
             )
-        translator = ChatStreamTranslator(request.model, split_think=self.think_tags)
+        early = await self._take_early(body.kwargs)
+        if early is not None and early.batches is not None:
+            async with aclosing(continue_early(early)) as batches:
+                async for batch in batches:
+                    yield batch
+            return
+        if early is not None:
+            response = await early.task  # sent by ``send_early``: the same body, not sent twice
+        else:
+            response = await self._send("POST", "/chat/completions", body.kwargs)
+        async with aclosing(self._batches_of(response, request.model)) as batches:
+            async for batch in batches:
+                yield batch
+
+    async def send_early(self, body: dict[str, Any]) -> None:
+        """Start sending the Chat Completions ``body`` of a request whose typed :class:`Request`
+        does not exist yet; return once it is written (or the attempt is over).
+
+        ``forge ask`` writes a new conversation's first request before pydantic and the models
+        are imported (``conversations.first_chat_body``, ADR-0020). The next
+        :meth:`stream_batches` whose body (``to_chat_body``) is the same JSON takes this send
+        over -- the same client, retries, timeouts and error wording, an error raised there as it
+        would have been -- instead of sending again; a different body cancels it and is sent.
+        """
+        sent_body = dict(body)
+        await self._start_early(
+            sent_body, lambda sent: self._send("POST", "/chat/completions", sent_body, sent)
+        )
+
+    def read_early_while(self, busy: asyncio.Future[Any]) -> None:
+        """Read the early send's reply while ``busy`` is not done, offering each batch to the
+        first-paint preview (:func:`forge_cli._lazy.first_paint`, ADR-0018); the
+        :meth:`stream_batches` that takes the send over yields those batches first, then the
+        rest of the same stream (an error met meanwhile after them). Returns at once."""
+        early = self._early
+        if early is None:
+            return
+        model = str(early.body.get("model", ""))
+        self._read_early_while(busy, lambda response: self._batches_of(response, model))
+
+    async def _batches_of(
+        self, response: httpx2.Response, model: str
+    ) -> AsyncGenerator[list[StreamEvent], None]:
+        """The events of ``response``'s chunks, one list per network read; closes it when done."""
+        import httpx2
+
+        from forge_cli.backends._chat_errors import stream_read_error
+        from forge_cli.backends._http import BodyBudget
+
+        translator = ChatStreamTranslator(model, split_think=self.think_tags)
         where = self.base_url.rstrip("/")
-        response = await self._send("POST", "/chat/completions", body.kwargs)
         finished = False
         valid = 0
         try:
@@ -236,7 +293,8 @@ class ChatCompletionsBackend:
         return [model_id for model_id in ids if isinstance(model_id, str)]
 
     async def aclose(self) -> None:
-        """Close the HTTP client."""
+        """Close the HTTP client (and drop an early send nobody took over)."""
+        await self._drop_early()
         if self._client is not None:
             await self._client.aclose()
             self._client = None

@@ -10,8 +10,6 @@ generator (or cancelling the task iterating it) closes the HTTP connection at on
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing
@@ -20,7 +18,7 @@ from urllib.parse import quote
 
 import httpx2
 
-from forge_cli._lazy import request_sent
+from forge_cli.backends._early import EarlySending, continue_early, signal_sent
 from forge_cli.backends._http import (
     BodyBudget,
     ErrorContext,
@@ -50,7 +48,7 @@ __all__ = ["ResponsesBackend"]
 _MAX_JSON_BODY = 32 * 1024 * 1024
 
 
-class ResponsesBackend:
+class ResponsesBackend(EarlySending):
     """Talks to a Responses API server. ``base_url`` includes ``/v1`` (a trailing ``/`` is fine).
 
     The API key comes from ``api_key`` or else the environment variable ``api_key_env`` (when it
@@ -99,7 +97,7 @@ class ResponsesBackend:
         self._client = client or build_client(
             connect_timeout=connect_timeout, read_timeout=read_timeout, limits=limits
         )
-        self._early: _EarlySend | None = None
+        self._early = None
 
     def __repr__(self) -> str:
         key = "set" if self._api_key else "none"
@@ -136,10 +134,8 @@ class ResponsesBackend:
         url = f"{self.base_url}/responses"
         ctx = self._context(url)
         early = await self._take_early(body)
-        if early is not None and early.reader is not None:
-            await early.reader  # it stops after the read in flight; it raises nothing
         if early is not None and early.batches is not None:
-            async with aclosing(self._continue_early(early)) as batches:
+            async with aclosing(continue_early(early, _close_when_task_ends)) as batches:
                 async for batch in batches:
                     yield batch
             return
@@ -182,15 +178,10 @@ class ResponsesBackend:
         an error raised there as it would have been -- instead of sending again; a different
         body cancels it and is sent as usual.
         """
-        await self._drop_early()
         body = self._body(shape_wire(dict(wire), dialect=self.dialect))
         url = f"{self.base_url}/responses"
-        sent = asyncio.get_running_loop().create_future()
-        task = asyncio.ensure_future(self._send(body, url, self._context(url), sent))
-        self._early = _EarlySend(body, task, self._context(url))
-        await asyncio.wait((task, sent), return_when=asyncio.FIRST_COMPLETED)
-        if not sent.done():
-            sent.cancel()
+        ctx = self._context(url)
+        await self._start_early(body, lambda sent: self._send(body, url, ctx, sent))
 
     def read_early_while(self, busy: asyncio.Future[Any]) -> None:
         """Read the early send's reply while ``busy`` is not done, offering each batch to the
@@ -202,55 +193,8 @@ class ResponsesBackend:
         :meth:`stream_batches` that takes the send over, then the rest of the same stream; an
         error met meanwhile is raised there, after them. Returns at once (a task reads).
         """
-        early = self._early
-        if early is None or early.reader is not None:
-            return
-        early.reader = asyncio.ensure_future(self._read_early(early, busy))
-
-    async def _read_early(self, early: _EarlySend, busy: asyncio.Future[Any]) -> None:
-        """Read ``early``'s batches into it while ``busy`` runs and the preview shows them all.
-
-        Never raises: a failed send is raised by whoever awaits ``early.task``, a failed read by
-        the stream that takes the send over.
-        """
-        from forge_cli._lazy import first_paint
-
-        await asyncio.wait((early.task, busy), return_when=asyncio.FIRST_COMPLETED)
-        if busy.done() or early.task.cancelled() or early.task.exception() is not None:
-            return
-        early.response = early.task.result()
-        early.batches = self._batches_of(early.response, early.ctx, tie=False)
-        while not busy.done():
-            try:
-                batch = await anext(early.batches)
-            except StopAsyncIteration:
-                early.ended = True
-                return
-            except Exception as exc:  # raised after the batches read before it
-                early.failure, early.ended = exc, True
-                return
-            early.read.append(batch)
-            if not first_paint(batch):
-                return
-
-    async def _continue_early(self, early: _EarlySend) -> AsyncGenerator[list[StreamEvent], None]:
-        """The batches an early reader read, its error if it met one, then the rest."""
-        response, batches = early.response, early.batches
-        assert response is not None
-        assert batches is not None
-        release = _close_when_task_ends(response)  # tied to this task from now on
-        try:
-            async with aclosing(batches):
-                for batch in early.read:
-                    yield batch
-                if early.failure is not None:
-                    raise early.failure
-                if not early.ended:
-                    async for batch in batches:
-                        yield batch
-        finally:
-            release()
-            await response.aclose()
+        ctx = self._context(f"{self.base_url}/responses")
+        self._read_early_while(busy, lambda response: self._batches_of(response, ctx, tie=False))
 
     def _body(self, body: dict[str, Any]) -> dict[str, Any]:
         """The POST body: ``stream`` on, and ``store`` when this backend sets it."""
@@ -270,38 +214,10 @@ class ResponsesBackend:
             "POST", url, json=body, headers=self._request_headers("text/event-stream")
         )
         if sent is not None:
-            http_request.extensions["trace"] = _signal_sent(sent)
+            http_request.extensions["trace"] = signal_sent(sent)
         return await send_with_retries(
             self._client, http_request, policy=self.retry, ctx=ctx, sleep=self._sleep
         )
-
-    async def _take_early(self, body: dict[str, Any]) -> _EarlySend | None:
-        """The early send of ``body`` (it is handed over once), else ``None``."""
-        if self._early is not None and _same_json(self._early.body, body):
-            early, self._early = self._early, None
-            return early
-        await self._drop_early()
-        return None
-
-    async def _drop_early(self) -> None:
-        """Cancel an early send nobody took over (and its reader), and close its reply."""
-        if self._early is None:
-            return
-        early, self._early = self._early, None
-        if early.reader is not None:
-            early.reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await early.reader
-        if early.batches is not None:
-            with contextlib.suppress(Exception):
-                await early.batches.aclose()  # closes the reply
-            return
-        early.task.cancel()
-        try:
-            response = await early.task
-        except (asyncio.CancelledError, Exception):  # abandoned: its outcome is not anyone's
-            return
-        await response.aclose()
 
     async def retrieve(self, response_id: str) -> Response:
         """``GET /responses/{id}``: a stored response (servers with a store only)."""
@@ -368,43 +284,6 @@ class ResponsesBackend:
         if isinstance(data, dict) and (data.get("object") == "response" or "output" in data):
             return StreamEvent("response.completed", {"response": data})
         raise ProtocolError(f"{ctx.url} sent JSON that is not a Response instead of a stream")
-
-
-class _EarlySend:
-    """A request sent before its typed request existed (:meth:`ResponsesBackend.send_early`),
-    and what an early reader (:meth:`ResponsesBackend.read_early_while`) read of its reply."""
-
-    def __init__(
-        self, body: dict[str, Any], task: asyncio.Task[httpx2.Response], ctx: ErrorContext
-    ) -> None:
-        self.body = body
-        self.task = task
-        self.ctx = ctx
-        self.reader: asyncio.Future[None] | None = None
-        self.response: httpx2.Response | None = None
-        self.batches: AsyncGenerator[list[StreamEvent], None] | None = None
-        self.read: list[list[StreamEvent]] = []
-        self.failure: Exception | None = None
-        self.ended = False
-
-
-def _same_json(sent: dict[str, Any], body: dict[str, Any]) -> bool:
-    """Whether ``body`` serialises to the JSON already sent (key order and ``1`` vs ``1.0``
-    included, which ``==`` alone would not see)."""
-    return sent == body and json.dumps(sent) == json.dumps(body)
-
-
-def _signal_sent(sent: asyncio.Future[None]) -> Callable[[str, dict[str, Any]], Any]:
-    """An httpx2 trace that resolves ``sent`` once the request body is written (and, like the
-    client's own trace, tells :func:`forge_cli._lazy.request_sent`)."""
-
-    async def trace(name: str, info: dict[str, Any]) -> None:
-        if name.endswith("send_request_body.complete"):
-            request_sent()
-            if not sent.done():
-                sent.set_result(None)
-
-    return trace
 
 
 def _normalise_base_url(base_url: str) -> str:

@@ -203,11 +203,12 @@ def default_model(settings: Settings) -> str:
 
 def plain_first_request(settings: Settings, text: str) -> dict[str, Any] | None:
     """A new conversation's first request body for ``text`` built as plain data
-    (``conversations.first_request_wire``, ADR-0020), or ``None`` where it takes the typed
-    request."""
-    from forge_cli.conversations.plain import first_request_wire
+    (``conversations.first_request_wire``, ADR-0020; for ``--api chat`` the Chat Completions
+    body, ``first_chat_body``), or ``None`` where it takes the typed request."""
+    from forge_cli.conversations.plain import first_chat_body, first_request_wire
 
-    return first_request_wire(
+    build = first_chat_body if settings.api == "chat" else first_request_wire
+    return build(
         text,
         model=settings.model,
         default_model=default_model(settings),

@@ -20,6 +20,7 @@ from forge_cli.cli.build import (
     build_view_factory,
     default_model,
     keep_conversation_model,
+    needs_agent,
     new_conversation,
     plain_first_request,
     run_settings,
@@ -64,7 +65,7 @@ async def _answer(
     try:
         if isinstance(saved_or_id, str):  # a new conversation: its request goes out first
             if await _send_first(backend, settings, text, mcp):
-                await _import_reading(backend)
+                await _import_reading(backend, settings.api)
             conversation = new_conversation(settings, saved_or_id)
         else:
             conversation = saved_or_id
@@ -112,15 +113,21 @@ async def _send_first(
 ) -> bool:
     """Write a new conversation's request before pydantic and the models are imported.
 
-    Only where the request goes straight to a Responses server (no client-side tools, no MCP)
-    and its body is plain data (``first_request_wire``); the backend takes this send over when
-    the typed request is the same (``ResponsesBackend.send_early``), so nothing is sent twice
-    and its retries, timeouts and errors are the usual ones. Anything else is sent as usual.
+    Only where the request goes straight to a Responses or Chat Completions server (no
+    client-side tools, no MCP; over Chat, no hosted tools either: ``first_chat_body`` refuses
+    them) and its body is plain data (``first_request_wire``); the backend takes this send over
+    when the typed request's body is the same (``send_early``), so nothing is sent twice and its
+    retries, timeouts and errors are the usual ones. Anything else is sent as usual.
     """
     send_early = getattr(backend, "send_early", None)
-    if send_early is None or backend_overridden(backend) or not streams_straight(settings, mcp):
+    if send_early is None or backend_overridden(backend):
         return False
-    if settings.api not in ("responses", "knowledge-forge"):
+    if settings.api == "chat":  # a request without tools streams straight (``_per_request``)
+        if needs_agent(settings) or mcp is not None:
+            return False
+    elif settings.api not in ("responses", "knowledge-forge") or not streams_straight(
+        settings, mcp
+    ):
         return False
     wire = plain_first_request(settings, text)
     if wire is None:
@@ -139,7 +146,7 @@ _TURN_MODULES = (
 """What ``_answer`` imports once the first request is out (pydantic and the models)."""
 
 
-async def _import_reading(backend: Backend) -> None:
+async def _import_reading(backend: Backend, api: str = "responses") -> None:
     """Import what the turn needs on a thread while the early send's reply is read and its
     first words painted (``ResponsesBackend.read_early_while``): a server that answers at once
     does not wait for these imports to be painted (ADR-0018, ADR-0020)."""
@@ -155,7 +162,10 @@ async def _import_reading(backend: Backend) -> None:
     def imported() -> None:  # on the import thread
         loop.call_soon_threadsafe(done)
 
-    import_in_background(_TURN_MODULES, then=imported)
+    modules = (
+        (*_TURN_MODULES, "forge_cli.backends._chat_request") if api == "chat" else _TURN_MODULES
+    )
+    import_in_background(modules, then=imported)
     read_early_while = getattr(backend, "read_early_while", None)
     if read_early_while is not None:
         read_early_while(busy)

@@ -7,7 +7,9 @@ same order, for the requests it accepts; for anything else (hosted tools, odd va
 returns ``None`` and the caller builds the typed :class:`~forge_cli.protocol.request.Request`
 first, as every other request is built. The typed request is still built, right after the plain
 body is written, and the backend sends nothing twice: it adopts the early send only when the
-typed request's body is the same (``ResponsesBackend.send_early``).
+typed request's body is the same (``ResponsesBackend.send_early``). :func:`first_chat_body`
+gives the same request's Chat Completions body (``to_chat_body(request).kwargs``) for
+``--api chat`` (``ChatCompletionsBackend.send_early``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["first_request_wire", "new_conversation_id", "strip_credentials"]
+__all__ = ["first_chat_body", "first_request_wire", "new_conversation_id", "strip_credentials"]
 
 
 def new_conversation_id() -> str:
@@ -89,3 +91,57 @@ def first_request_wire(
     if top_p is not None:
         wire["top_p"] = top_p
     return wire
+
+
+def first_chat_body(
+    text: str,
+    *,
+    model: str | None,
+    default_model: str,
+    instructions: str | None = None,
+    tools: list[str] | tuple[str, ...] = (),
+    effort: str | None = None,
+    temperature: float | None = None,
+    top_p: float | None = None,
+    max_output_tokens: int | None = None,
+) -> dict[str, Any] | None:
+    """The Chat Completions body (``to_chat_body(request).kwargs``) of the request
+    :func:`first_request_wire` describes, or ``None`` where that gives ``None``.
+
+    In ``to_chat_body``'s order: instructions as a leading system message (when not empty), the
+    question as the user message, streaming with usage, then the sampling values (the token
+    limit as ``max_tokens``) and the effort as ``reasoning_effort`` (when not empty).
+    """
+    wire = first_request_wire(
+        text,
+        model=model,
+        default_model=default_model,
+        instructions=instructions,
+        tools=tools,
+        effort=effort,
+        temperature=temperature,
+        top_p=top_p,
+        max_output_tokens=max_output_tokens,
+    )
+    if wire is None:
+        return None
+    messages: list[dict[str, Any]] = []
+    if wire.get("instructions"):
+        messages.append({"role": "system", "content": wire["instructions"]})
+    messages.append({"role": "user", "content": text})
+    body: dict[str, Any] = {
+        "model": wire["model"],
+        "messages": messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    for key, name in (
+        ("temperature", "temperature"),
+        ("max_output_tokens", "max_tokens"),
+        ("top_p", "top_p"),
+    ):
+        if key in wire:
+            body[name] = wire[key]
+    if wire.get("effort"):
+        body["reasoning_effort"] = wire["effort"]
+    return body
