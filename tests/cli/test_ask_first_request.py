@@ -15,9 +15,11 @@ from typing import Any
 
 import pytest
 
+from forge_cli.backends._chat_request import to_chat_body
 from forge_cli.cli.build import new_conversation, plain_first_request
 from forge_cli.config import Settings
 from forge_cli.conversations import build_request
+from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks
 from helpers.connect_probe import loaded_at_connect  # type: ignore[import-not-found]
 from helpers.loopback import (  # type: ignore[import-not-found]
     LoopbackServer,
@@ -103,7 +105,6 @@ def test_ask_sends_before_pydantic_and_the_models_load(tmp_path: Path, extra: tu
     [
         ("-t", "web-search"),  # hosted tools: their definitions are models
         ("--max-time", "30"),  # an agent option: the agent loop sends the requests
-        ("--api", "chat", "-m", "m"),  # the Chat Completions backend sends as before
     ],
 )
 def test_the_probe_sees_the_models_of_a_typed_first_request(
@@ -152,3 +153,104 @@ def test_a_refused_request_reads_as_before(forge: Run) -> None:
         .splitlines()[-1]
         .startswith(f"forge: error: {url}/responses refused the credentials (HTTP 401)")
     )
+
+
+# --- the same over Chat Completions (--api chat) ------------------------------------------------
+
+_CHAT_VALUES: dict[str, tuple[Any, ...]] = {
+    "model": ("m", "llama3.2:3b"),
+    "instructions": (None, "", "Be brief.\nVery."),
+    "effort": (None, "", "low"),
+    "temperature": (None, 0.0, 1.5),
+    "top_p": (None, 0.9),
+    "max_output_tokens": (None, 256),
+}
+
+
+def _chat_combinations() -> list[dict[str, Any]]:
+    keys = list(_CHAT_VALUES)
+    values = itertools.product(*_CHAT_VALUES.values())
+    return [{"api": "chat", **dict(zip(keys, v, strict=True))} for v in values]
+
+
+def _typed_chat(settings: Settings, text: str) -> dict[str, Any]:
+    conversation = new_conversation(settings)
+    request = build_request(conversation, text, stores_responses=False, model=settings.model or "")
+    body = to_chat_body(request)
+    assert body.dropped_tools == []
+    return body.kwargs
+
+
+@pytest.mark.parametrize("text", ["hi", "", 'ünï "code"\n<doc>\x00</doc>'])
+def test_the_plain_chat_body_is_the_typed_requests_key_for_key(text: str) -> None:
+    for values in _chat_combinations():
+        settings = Settings(**values)
+        body = _wire(settings, text)
+        assert body is not None, values
+        expected = _typed_chat(settings, text)
+        assert list(body.items()) == list(expected.items()), values
+        assert json.dumps(body) == json.dumps(expected), values
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"tools": ("web-search",)},  # hosted tools over chat: the agent loop runs them
+        {"tools": ("file-search",), "vector_stores": ("vs_1",)},
+        {"temperature": 1},
+        {"max_output_tokens": True},
+    ],
+)
+def test_anything_else_over_chat_is_left_to_the_typed_request(change: dict[str, Any]) -> None:
+    settings = replace(Settings(api="chat", model="m"), **change)
+    assert _wire(settings, "hi") is None
+
+
+def _chat_loaded_at_connect(tmp_path: Path, *extra: str) -> list[str]:
+    args = ["ask", "--api", "chat", "--base-url", "http://127.0.0.1:9/v1", "-m", "m", *extra, "hi"]
+    return loaded_at_connect(tmp_path, NOT_BEFORE_THE_REQUEST, args)
+
+
+@pytest.mark.parametrize("extra", [(), ("--plain",), ("--json",), ("--no-save",)])
+def test_ask_over_chat_sends_before_pydantic_and_the_models_load(
+    tmp_path: Path, extra: tuple[str]
+) -> None:
+    assert _chat_loaded_at_connect(tmp_path, *extra) == []
+
+
+def test_the_probe_sees_the_models_of_a_chat_request_with_client_side_tools(
+    tmp_path: Path,
+) -> None:
+    """A client-side function tool: the agent loop builds the request as a model first."""
+    tools = tmp_path / "tools.py"
+    tools.write_text(
+        "from forge_cli.tools import tool\n\n\n@tool\ndef ping() -> str:\n"
+        '    """Answer pong."""\n    return "pong"\n'
+    )
+    loaded = _chat_loaded_at_connect(tmp_path, "--functions", str(tools), "--yes")
+    assert {"pydantic", "forge_cli.protocol.request"} <= set(loaded)
+
+
+def test_ask_over_chat_sends_one_request_and_saves_the_conversation(
+    forge: Run, tmp_path: Path
+) -> None:
+    with FakeChatServer() as server:
+        server.add(text_chunks("forty-two"))
+        proc = forge(
+            "ask", "--api", "chat", "--base-url", server.base_url, "--plain", "-m", "m",
+            "--temperature", "0.5", "q?",
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        [sent] = server.requests
+    assert sent == {
+        "model": "m",
+        "messages": [{"role": "user", "content": "q?"}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "temperature": 0.5,
+    }
+    assert proc.stdout.strip() == "forty-two"
+    [saved] = (tmp_path / "data").rglob("c*.json")
+    conversation = json.loads(saved.read_text(encoding="utf-8"))
+    assert conversation["turns"][0]["user"] == "q?"
+    assert conversation["turns"][0]["status"] == "completed"
