@@ -1,13 +1,14 @@
 """Start-up time of the ``forge`` command, against ``python -c pass`` measured in the same run.
 
 Measures the median wall time of ``forge --version``, ``forge --help``, shell completion (bash
-runs ``forge`` on every Tab), ``forge ask`` up to the moment its first request reaches a loopback
-socket (a tiny server records the arrival time), ``forge chat`` until its prompt is drawn in a
+runs ``forge`` on every Tab), ``forge ask`` (``--api responses`` and ``--api chat``) up to the
+moment its first request reaches a loopback socket (a tiny server records the arrival time),
+``forge chat`` until its prompt is drawn in a
 pseudo-terminal and ``forge vs search`` on a small local store; then lists the heaviest imports of
 the ask path (``-X importtime``). Targets: ``--version`` ≤ 100 ms and first request ≤ 250 ms
 (medians), and issue 18's ratios to ``python -c pass`` in the same run: ``--version``, ``--help``
-and completion ≤ 4x, ask ≤ 15x, chat ≤ 25x, vs search ≤ 10x. Prints PASS/FAIL per target; exits 1
-on a FAIL. ``forge vs search`` also has issue 17's absolute target (≤ 150 ms p50).
+and completion ≤ 4x, ask ≤ 15x (both APIs), chat ≤ 25x, vs search ≤ 10x. Prints PASS/FAIL per
+target; exits 1 on a FAIL. ``forge vs search`` also has issue 17's absolute target (≤ 150 ms p50).
 
 ``--baseline SRC`` measures another tree (a ``src`` directory holding ``forge_cli``, e.g. a
 worktree of ``main``) in the same run, measurement by measurement, and prints both columns.
@@ -43,6 +44,7 @@ TARGETS_X = {
     "forge --help": 4.0,
     "forge completion (Tab)": 4.0,
     "forge ask → first request": 15.0,
+    "forge ask --api chat → first request": 15.0,
     "forge chat → prompt ready": 25.0,
     "forge vs search (local)": 10.0,
 }
@@ -256,6 +258,11 @@ def _plan(env: dict[str, str], tmp: str, runs: int) -> dict[str, Callable[[], fl
         ),
         "forge completion (Tab)": lambda: _wall(FORGE, _completion_env(env), runs),
         "forge ask → first request": lambda: _first_request(env, runs),
+        "forge ask --api chat → first request": lambda: _first_request(
+            env,
+            runs,
+            lambda url: [*FORGE, "ask", "--api", "chat", "--base-url", url, "-m", "m", "hello"],
+        ),
         "forge chat → prompt ready": lambda: _chat_prompt_ready(env, max(3, runs // 3)),
         "forge vs search (local)": vs_search,
     }
@@ -307,13 +314,13 @@ def main() -> int:
         "just before it"
     )
     if before:
-        print(f"  {'':<28} {'before':>8}          after")
+        print(f"  {'':<36} {'before':>8}          after")
     failed = False
     for name, value in results.items():
         verdict, bad = _verdicts(name, value, passes[name])
         failed |= bad
         was = f"{before[name]:8.1f}  [{before[name] / passes[name]:4.1f}x]  " if before else ""
-        print(f"  {name:<28} {was}{value:8.1f}  [{value / passes[name]:4.1f}x]{verdict}")
+        print(f"  {name:<36} {was}{value:8.1f}  [{value / passes[name]:4.1f}x]{verdict}")
     ours = results["forge ask → first request"] - results["stack floor → first request"]
     if ours >= 0:
         print(f"  forge's own share of the first request: {ours:.1f} ms above the stack floor")
