@@ -54,6 +54,7 @@ __all__ = [
     "KnowledgeError",
     "NotFoundError",
     "OutputClosed",
+    "OutputError",
     "ProtocolError",
     "StreamError",
     "TimeBudgetError",
@@ -234,7 +235,16 @@ class Interrupted(ForgeError):
     exit_code = EXIT_INTERRUPTED
 
 
-class OutputClosed(ForgeError):
+class OutputError(ForgeError):
+    """Standard output could not be written (a full disk, an I/O error).
+
+    The answer so far is kept and saved, as for an interruption; the error is one line.
+    """
+
+    error_code: ClassVar[str] = "output_error"
+
+
+class OutputClosed(OutputError):
     """Whoever read our standard output went away (``forge ask … | head``).
 
     Like an interruption, the answer so far is kept and saved; the process then ends quietly

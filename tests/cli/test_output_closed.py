@@ -113,3 +113,25 @@ def test_a_server_error_still_reads_as_an_error_when_stdout_is_closed(tmp_path: 
         )  # fmt: skip
     assert code == 1
     assert "the model is unknown" in stderr
+
+
+def test_an_answer_that_cannot_be_written_is_one_error_line_and_saved(tmp_path: Path) -> None:
+    """``forge ask … > /dev/full``: a write error other than a closed pipe is a Forge error line
+    (exit 1), not an internal error, and the turn is kept."""
+    full = Path("/dev/full")
+    if not full.exists():
+        pytest.skip("this system has no /dev/full")
+    answer = text_chunks("An answer for a full disk.")
+    with FakeChatServer([answer]) as server, full.open("w") as out:
+        proc = subprocess.run(
+            [*FORGE, "ask", "--api", "chat", "--base-url", server.base_url,
+             "--model", "fake-model", "--plain", "Say it."],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE, text=True,
+            env=isolated_env(tmp_path), timeout=60, check=False,
+        )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    [line] = [x for x in proc.stderr.splitlines() if x.startswith("forge: error:")]
+    assert "No space left on device" in line
+    assert "internal error" not in line
+    [turn] = _saved_turns(tmp_path)
+    assert turn["status"] == "interrupted"

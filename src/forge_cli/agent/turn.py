@@ -14,7 +14,7 @@ the stream ended normally                   ``completed``   none
 ... but the final snapshot is incomplete    ``incomplete``  none (a blocked call, a length cut)
 the tool iteration limit stopped the loop   ``incomplete``  :class:`ToolIterationLimitError`
 a time or token budget stopped the loop     ``incomplete``  :class:`BudgetExceededError`
-the reader of our output went away          ``interrupted`` :class:`OutputClosed`
+our output failed (``| head``, full disk)   ``interrupted`` :class:`OutputError`
 any other :class:`ForgeError`               ``failed``      that error
 the task was cancelled (Ctrl+C)             ``interrupted`` none; ``CancelledError`` propagates
 ==========================================  ==============  =====================================
@@ -31,7 +31,7 @@ from forge_cli._lazy import first_paint, wait_for_background_imports
 from forge_cli.errors import (
     BudgetExceededError,
     ForgeError,
-    OutputClosed,
+    OutputError,
     ToolIterationLimitError,
 )
 from forge_cli.protocol.loop_events import AnswerUpdate, TurnStatus
@@ -120,7 +120,7 @@ async def run_turn(
         raise
     except (ToolIterationLimitError, BudgetExceededError) as exc:
         outcome = TurnOutcome("incomplete", last, exc)
-    except OutputClosed as exc:  # the reader of our output went away: kept as interrupted
+    except OutputError as exc:  # our output went away or failed: what arrived is kept
         outcome = TurnOutcome("interrupted", last, exc)
     except ForgeError as exc:
         outcome = TurnOutcome("failed", last, exc)

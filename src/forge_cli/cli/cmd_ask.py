@@ -31,7 +31,7 @@ from forge_cli.cli.main import EXIT_CODES_EPILOG, end_without_teardown
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings
 from forge_cli.conversations.plain import new_conversation_id
-from forge_cli.errors import OutputClosed, UsageError
+from forge_cli.errors import OutputError, UsageError
 
 if TYPE_CHECKING:  # pydantic and the protocol models load once the first request is out
     from forge_cli.agent.turn import TurnOutcome
@@ -82,12 +82,12 @@ async def _answer(
             conversation, text, stores_responses=False, model=default_model(settings)
         )
         show_end = view_end(view)
-        closed: list[OutputClosed] = []
+        closed: list[OutputError] = []
 
         def on_end(outcome: TurnOutcome) -> None:
             try:
                 show_end(outcome)
-            except OutputClosed as exc:  # the reader left while the end was written
+            except OutputError as exc:  # the output failed (its reader left) at the end
                 closed.append(exc)
             finally:
                 if store is not None:  # saved like a chat turn, also when interrupted or failed

@@ -220,6 +220,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         # The reader went away (``forge ask ... | head``): not an error worth a traceback.
         _discard_stdout()
         code = code or EXIT_OUTPUT_CLOSED
+    except OSError as exc:  # a full disk, an I/O error: the last of the output is lost
+        _discard_stdout()
+        reason = exc.strerror or type(exc).__name__
+        code = code or _fail(f"could not write to standard output: {reason}", EXIT_RUNTIME)
     if _leave_at_once:
         _leave(code)
     sys.exit(code)

@@ -5,7 +5,8 @@ Python ignores ``SIGPIPE``, so a write to a pipe nobody reads any more raises
 as a crash, its conversation unsaved, and click would exit 1. :class:`ClosedAwareOutput` turns
 it into :class:`~forge_cli.errors.OutputClosed`, a Forge error: the turn runner ends the turn as
 ``interrupted`` (what arrived is saved) and the CLI exits quietly with 141, as a program stopped
-by ``SIGPIPE`` does.
+by ``SIGPIPE`` does. Any other write error (a full disk: ``forge ask … > /dev/full``) becomes
+:class:`~forge_cli.errors.OutputError`: the turn is saved the same way, and the error is one line.
 """
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TextIO, cast
 
-from forge_cli.errors import OutputClosed
+from forge_cli.errors import OutputClosed, OutputError
 
 __all__ = ["ClosedAwareOutput", "closed_aware"]
 
 
 class ClosedAwareOutput:
     """A text stream that raises :class:`OutputClosed` where the stream raises
-    :class:`BrokenPipeError`; everything else is the stream's own."""
+    :class:`BrokenPipeError`, :class:`OutputError` for any other ``OSError``; everything else is
+    the stream's own."""
 
     __slots__ = ("_stream",)
 
@@ -30,8 +32,8 @@ class ClosedAwareOutput:
     def write(self, text: str) -> int:
         try:
             return self._stream.write(text)
-        except BrokenPipeError as exc:
-            raise OutputClosed() from exc
+        except OSError as exc:
+            raise _output_error(exc) from exc
 
     def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:
@@ -40,11 +42,18 @@ class ClosedAwareOutput:
     def flush(self) -> None:
         try:
             self._stream.flush()
-        except BrokenPipeError as exc:
-            raise OutputClosed() from exc
+        except OSError as exc:
+            raise _output_error(exc) from exc
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._stream, name)
+
+
+def _output_error(exc: OSError) -> OutputError:
+    if isinstance(exc, BrokenPipeError):
+        return OutputClosed()
+    reason = exc.strerror or type(exc).__name__
+    return OutputError(f"could not write the answer to standard output: {reason}")
 
 
 def closed_aware(stream: TextIO) -> TextIO:
