@@ -229,3 +229,27 @@ def test_plain_prints_a_call_that_arrives_finished_once() -> None:
     assert err.getvalue().count("File search") == 1
     assert err.getvalue().count("a.md") == 1
     assert out.getvalue() == "Hello\n"
+
+
+@pytest.mark.parametrize("show_reasoning", [True, False])
+def test_plain_announces_reasoning_without_a_fragment_of_it(show_reasoning: bool) -> None:
+    """Plain mode's lines stay: the reasoning's first words, announced while it streamed, were a
+    dangling fragment printed before the whole reasoning (and printed even with reasoning
+    hidden). The announcement is its head line alone; the text is printed once, when shown."""
+    from forge_cli.protocol import Message, OutputText, Response
+    from forge_cli.protocol.items import Reasoning, SummaryText
+
+    out, err = io.StringIO(), io.StringIO()
+    renderer = make_renderer("plain", stdout=out, stderr=err, clock=FakeClock(),
+                             show_reasoning=show_reasoning)  # fmt: skip
+    thinking = Reasoning(id="rs", status="in_progress", summary=[SummaryText(text="**Checking")])
+    renderer.on_snapshot(Response(id="r", output=[thinking]))
+    full = "**Checking units**\n\nThe user wants metres."
+    done = Reasoning(id="rs", status="completed", summary=[SummaryText(text=full)])
+    msg = Message(id="m", status="completed", content=[OutputText(text="10 m.")])
+    renderer.on_snapshot(Response(id="r", status="completed", output=[done, msg]))
+    renderer.finish()
+    shown = err.getvalue()
+    assert shown.startswith("∴ Reasoning… ")
+    assert shown.count("Checking") == (1 if show_reasoning else 0)
+    assert out.getvalue() == "10 m.\n"

@@ -28,7 +28,7 @@ from forge_cli.protocol.citations import (
 from forge_cli.protocol.citing import PARTIAL_MARKER_RE
 from forge_cli.protocol.content import OutputText
 from forge_cli.protocol.guards import is_message
-from forge_cli.protocol.items import Message
+from forge_cli.protocol.items import Message, Reasoning
 from forge_cli.protocol.loop_events import LoopEvent
 from forge_cli.protocol.response import Response
 from forge_cli.redact import redact
@@ -38,7 +38,7 @@ from forge_cli.render.events import notice_line
 from forge_cli.render.glyphs import ASCII, UNICODE
 from forge_cli.render.settle import settled
 from forge_cli.render.summary import footer_text, source_label, status_note_parts
-from forge_cli.render.timing import Clock, ItemClock
+from forge_cli.render.timing import Clock, ItemClock, format_elapsed
 from forge_cli.sanitize import sanitize
 
 if TYPE_CHECKING:
@@ -233,6 +233,12 @@ class PlainRenderer:
                 # A call that arrives already finished is printed once, when it settles (its
                 # final fields may still come); announcing it too printed it twice.
                 self._announced.add(key)
+                if isinstance(item, Reasoning):
+                    # A live tail has no place in lines that stay (its first words dangled before
+                    # the whole text, even hidden reasoning): the head line alone says it started.
+                    elapsed = format_elapsed(self.clock.elapsed(key))
+                    self._note(f"{self.glyphs.reasoning} Reasoning{self.glyphs.ellipsis} {elapsed}")
+                    continue
                 ctx.final = False
                 self._status(item, key, ctx)
                 ctx.final = True
