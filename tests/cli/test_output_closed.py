@@ -135,3 +135,25 @@ def test_an_answer_that_cannot_be_written_is_one_error_line_and_saved(tmp_path: 
     assert "internal error" not in line
     [turn] = _saved_turns(tmp_path)
     assert turn["status"] == "interrupted"
+
+
+def test_a_full_disk_is_not_reported_as_an_interruption(tmp_path: Path) -> None:
+    """``forge ask … > /dev/full`` printed ``■ interrupted`` above its error line: nobody
+    interrupted anything, the output failed, and the error line says so (the turn is still saved
+    as interrupted)."""
+    full = Path("/dev/full")
+    if not full.exists():
+        pytest.skip("this system has no /dev/full")
+    answer = text_chunks("An answer for a full disk.")
+    with FakeChatServer([answer]) as server, full.open("w") as out:
+        proc = subprocess.run(
+            [*FORGE, "ask", "--api", "chat", "--base-url", server.base_url,
+             "--model", "fake-model", "--plain", "Say it."],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE, text=True,
+            env=isolated_env(tmp_path), timeout=60, check=False,
+        )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert "interrupted" not in proc.stderr
+    assert proc.stderr.count("forge: error:") == 1
+    [turn] = _saved_turns(tmp_path)
+    assert turn["status"] == "interrupted"

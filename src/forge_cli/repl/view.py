@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from forge_cli._lazy import wait_for_background_imports
 from forge_cli.agent.turn import OutcomeSink, TurnOutcome, UpdateSink
+from forge_cli.errors import OutputError
 
 if TYPE_CHECKING:
     from forge_cli.agent.turn import TurnStatus
@@ -154,9 +155,10 @@ class RendererView:
         self._finished = True
         self._disarm()
         shown = error if self.report_errors else None
-        self.renderer.finish(
-            snapshot, interrupted=status == "interrupted", error=shown, status=status
-        )
+        # A turn our own output ended (a full disk) is kept as interrupted, but nobody interrupted
+        # it: its error line says what happened.
+        interrupted = status == "interrupted" and not isinstance(error, OutputError)
+        self.renderer.finish(snapshot, interrupted=interrupted, error=shown, status=status)
 
     # -- keeping the screen fresh between updates --------------------------------------------
 
