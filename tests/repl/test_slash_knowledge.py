@@ -201,3 +201,17 @@ async def test_a_client_given_an_opener_opens_the_store_on_first_use(tmp_path: P
     await lazy.aclose()  # the client opened the store, so it closes it
     with pytest.raises(KnowledgeError, match="closed database"):
         opened[0].list_vector_stores()
+
+
+async def test_vs_list_marks_a_store_made_active_by_name(client: LocalKnowledgeClient) -> None:
+    """``forge chat --vs team`` keeps the name it was given: /vs list marked only stores whose id
+    was active, so the active store had no ``*`` next to it."""
+    team = await client.create_vector_store("team")
+    await client.create_vector_store("other")
+    out = io.StringIO()
+    conversation = Conversation()
+    conversation.settings.vector_stores = ["team"]
+    session = ChatSession(conversation, _never, out=out, knowledge=client)
+    assert await session.handle_line("/vs list")
+    [marked] = [line for line in out.getvalue().splitlines() if line.startswith(" * ")]
+    assert marked.startswith(f" * {team.id}  team")

@@ -51,7 +51,8 @@ async def _vs_list(session: ChatSession) -> str:
             dict.fromkeys([*(s.id for s in stores), *(s.name for s in stores if s.name)])
         )
         for store in stores:
-            mark = "*" if store.id in active else " "
+            # ``--vs NAME`` keeps the name it was given; ``/vs use`` stores ids.
+            mark = "*" if store.id in active or (store.name and store.name in active) else " "
             count = plural(store.file_counts.total, "file")
             lines.append(f" {mark} {store.id}  {store.name} ({count})")
     return "\n".join(lines)
