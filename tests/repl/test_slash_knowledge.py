@@ -215,3 +215,20 @@ async def test_vs_list_marks_a_store_made_active_by_name(client: LocalKnowledgeC
     assert await session.handle_line("/vs list")
     [marked] = [line for line in out.getvalue().splitlines() if line.startswith(" * ")]
     assert marked.startswith(f" * {team.id}  team")
+
+
+async def test_vs_remove_by_id_a_store_made_active_by_name(client: LocalKnowledgeClient) -> None:
+    """``/vs remove ID`` (the id /vs list shows) left a store made active by name in place."""
+    team = await client.create_vector_store("team")
+    out = io.StringIO()
+    conversation = Conversation()
+    conversation.settings.vector_stores = ["team"]
+    session = ChatSession(conversation, _never, out=out, knowledge=client)
+    assert await session.handle_line(f"/vs remove {team.id}")
+    assert session.settings.vector_stores == []
+    conversation.settings.vector_stores = [team.id]
+    assert await session.handle_line("/vs remove team")
+    assert session.settings.vector_stores == []
+    conversation.settings.vector_stores = ["gone-store"]  # deleted since: still removable
+    assert await session.handle_line("/vs remove gone-store")
+    assert session.settings.vector_stores == []

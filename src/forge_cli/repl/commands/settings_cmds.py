@@ -68,6 +68,18 @@ async def _known(session: ChatSession, refs: list[str]) -> list[str]:
     return [(await resolve_vector_store(session.knowledge, ref)).id for ref in refs]
 
 
+async def _aliases(session: ChatSession, refs: list[str]) -> set[str]:
+    """``refs`` with the id and name of each store they name: a store made active by name
+    (``--vs NAME``) is removed by its id, and one made active by id by its name. A ref that
+    names no store (deleted since) stays as it is."""
+    found = set(refs)
+    if session.knowledge is not None:
+        for store in await session.knowledge.list_vector_stores():
+            if store.id in found or (store.name and store.name in found):
+                found |= {store.id, *([store.name] if store.name else [])}
+    return found
+
+
 @command(
     "vs",
     "Vector stores: list, add, remove, clear, use",
@@ -85,7 +97,8 @@ async def vs_cmd(session: ChatSession, args: list[str]) -> CommandResult:
         ids = await _known(session, ids)
         current = ids if action == "use" else current + [i for i in ids if i not in current]
     elif action == "remove" and ids:
-        current = [i for i in current if i not in ids]
+        gone = await _aliases(session, ids)
+        current = [i for i in current if i not in gone]
     else:
         raise UsageError("usage: /vs list|add|remove|clear|use [ID...]")
     session.settings.vector_stores = current
