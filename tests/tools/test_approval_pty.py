@@ -50,3 +50,16 @@ def test_ask_prompts_and_the_answer_decides(answer: str, expected: str) -> None:
     assert '"path": "/tmp/x\\u001b[2J.txt"' in screen  # the escape is shown, not obeyed
     assert "\x1b" not in prompt
     assert result.strip().startswith(expected)
+
+
+def test_end_of_input_at_the_prompt_denies() -> None:
+    child = _spawn()
+    try:
+        child.expect_exact("Allow? [y]es, [N]o, [a]lways for delete_file: ")
+        child.sendeof()
+        child.expect_exact("RESULT: ")
+        child.expect(pexpect.EOF)
+        result = "RESULT: " + child.before
+    finally:
+        child.close(force=True)
+    assert result.strip().startswith("RESULT: blocked: The user denied the call to 'delete_file'.")

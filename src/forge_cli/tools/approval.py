@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal, Protocol, runtime_checkable
@@ -105,25 +107,84 @@ class TerminalApprover:
             if request.tool_name in self._always:
                 return True
             with prompting():  # live displays stop drawing until the answer is in
-                answer = await asyncio.to_thread(self._ask, request)
+                fd = _terminal_fd(self.input_stream)
+                if fd is None:
+                    answer = await asyncio.to_thread(self._ask, request)
+                else:
+                    self._prompt(request)
+                    line = await _read_line(fd)
+                    if not line:
+                        self._newline()
+                    answer = _reply(line)
             if answer == "always":
                 self._always.add(request.tool_name)
             return answer != "no"
 
-    def _ask(self, request: ApprovalRequest) -> Literal["yes", "no", "always"]:
+    def _prompt(self, request: ApprovalRequest) -> None:
         name = sanitize(request.tool_name)
         arguments = request.arguments_text().replace("\n", "\n  ")
         prompt = f"Tool call: {name}\n  {arguments}\nAllow? [y]es, [N]o, [a]lways for {name}: "
         self.output_stream.write(prompt)
         self.output_stream.flush()
+
+    def _newline(self) -> None:
+        self.output_stream.write("\n")
+        self.output_stream.flush()
+
+    def _ask(self, request: ApprovalRequest) -> Literal["yes", "no", "always"]:
+        self._prompt(request)
         answer = self.input_stream.readline()
         if not answer:
-            self.output_stream.write("\n")
-            self.output_stream.flush()
-        reply = answer.strip().lower()
-        if reply in ("a", "always"):
-            return "always"
-        return "yes" if reply in ("y", "yes") else "no"
+            self._newline()
+        return _reply(answer)
+
+
+def _reply(answer: str) -> Literal["yes", "no", "always"]:
+    reply = answer.strip().lower()
+    if reply in ("a", "always"):
+        return "always"
+    return "yes" if reply in ("y", "yes") else "no"
+
+
+def _terminal_fd(stream: IO[str]) -> int | None:
+    """The file descriptor of ``stream`` when it is a terminal read on this event loop."""
+    if sys.platform == "win32":
+        return None
+    try:
+        return stream.fileno() if stream.isatty() else None
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+async def _read_line(fd: int) -> str:
+    """One line typed at the terminal ``fd`` with its newline ("" at end of input), read on the
+    event loop.
+
+    Not in a worker thread: a thread blocked in ``readline`` cannot be cancelled (Ctrl+C), and it
+    went on reading the terminal after the answer was cancelled, taking the keys typed at the
+    next prompt.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[str] = loop.create_future()
+    data = bytearray()
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        data.extend(chunk)
+        if (not chunk or b"\n" in chunk) and not done.done():
+            line = data[: data.index(b"\n") + 1] if b"\n" in data else data
+            done.set_result(bytes(line).decode("utf-8", "replace"))
+
+    loop.add_reader(fd, readable)
+    try:
+        return await done
+    finally:
+        loop.remove_reader(fd)
 
 
 class ApprovalHook:

@@ -1,0 +1,67 @@
+"""Ctrl+C at a tool-approval question in `forge chat`: the answer is cancelled, and the chat goes
+on. The question's reader was a thread blocked on standard input: cancelled, it kept reading and
+took the keys typed at the next prompt (which sends Enter as a carriage return, so its line never
+ended): the chat no longer answered anything. Asserted in a real pty, on the screen (pyte)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pexpect
+import pyte
+import pytest
+
+from forge_cli.testing.fake_chat_server import FakeChatServer, tool_call_chunks
+
+pytestmark = pytest.mark.pty
+
+TOOLS = '''
+def lookup_order(order_id: int) -> str:
+    """Look up an order."""
+    return f"order {order_id}: shipped"
+'''
+
+
+def _chat(tmp_path: Path, server: FakeChatServer, columns: int) -> pexpect.spawn:
+    tools = tmp_path / "tools.py"
+    tools.write_text(TOOLS)
+    env = {
+        **os.environ,
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+        "HOME": str(tmp_path),
+        "TERM": "xterm-256color",
+    }
+    args = ["-m", "forge_cli.cli", "chat", "--api", "chat", "--base-url", server.base_url,
+            "--model", "m", "--functions", str(tools)]  # fmt: skip
+    return pexpect.spawn(
+        sys.executable, args, env=env, encoding="utf-8", timeout=30, dimensions=(30, columns)
+    )
+
+
+@pytest.mark.parametrize("columns", [40, 100])
+def test_ctrl_c_at_the_approval_question_leaves_the_chat_usable(
+    tmp_path: Path, columns: int
+) -> None:
+    screen = pyte.HistoryScreen(columns, 30, history=500)
+    stream = pyte.Stream(screen)
+    with FakeChatServer() as server:
+        server.add(tool_call_chunks([("lookup_order", {"order_id": 4711})]))
+        child = _chat(tmp_path, server, columns)
+        try:
+            child.expect_exact("forge>")
+            child.send("Where is order 4711?\r")
+            child.expect_exact("[a]lways for lookup_order: ")
+            child.sendintr()
+            child.expect_exact("interrupted")
+            child.expect_exact("forge>")
+            child.send("/status\r")
+            child.expect_exact("tokens used")  # the next command was read and answered
+            stream.feed(child.before + child.after)
+            child.sendeof()
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+        server.assert_consumed()
