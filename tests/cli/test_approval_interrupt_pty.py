@@ -60,8 +60,39 @@ def test_ctrl_c_at_the_approval_question_leaves_the_chat_usable(
             child.send("/status\r")
             child.expect_exact("tokens used")  # the next command was read and answered
             stream.feed(child.before + child.after)
-            child.sendeof()
+            child.expect_exact("forge>")
+            child.send("/exit\r")
             child.expect(pexpect.EOF)
         finally:
             child.close(force=True)
         server.assert_consumed()
+
+
+def test_what_follows_a_cancelled_question_starts_on_its_own_line(tmp_path: Path) -> None:
+    """After Ctrl+C at the question the cursor stayed after the echoed ``^C``: the call's status
+    line was drawn from there and wrapped mid-word at 40 columns."""
+    screen = pyte.HistoryScreen(40, 30, history=500)
+    stream = pyte.Stream(screen)
+    with FakeChatServer() as server:
+        server.add(tool_call_chunks([("lookup_order", {"order_id": 4711})]))
+        child = _chat(tmp_path, server, 40)
+        try:
+            child.expect_exact("forge>")
+            stream.feed(child.before + child.after)
+            child.send("Where is order 4711?\r")
+            child.expect_exact("[a]lways for lookup_order: ")
+            stream.feed(child.before + child.after)
+            child.sendintr()
+            child.expect_exact("interrupted")
+            stream.feed(child.before + child.after)
+            child.expect_exact("forge>")
+            child.send("/exit\r")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+    rows = [line.rstrip() for line in screen.display]
+    [asked] = [i for i, row in enumerate(rows) if "[a]lways for" in row]
+    # The question (and the echoed ^C) end their row; the next row starts something new.
+    after = [row for row in rows[asked:] if row][:4]
+    assert any(row.startswith(("order:", "Allow?")) for row in after[:2])
+    assert not any("^C" in row and not row.endswith("^C") for row in after), after

@@ -243,6 +243,11 @@ class AgentLoop:
         finally:
             if not task.done():
                 task.cancel()
+                # The calls end before the turn does: an approval question still reading the
+                # terminal would go on taking keys (and its clean-up land) after the next prompt.
+                await asyncio.wait({task})
+                if not task.cancelled():
+                    task.exception()  # retrieved: it is not logged as never retrieved
         for result in report.results:
             _set_status(state, {result.call_id}, _STATUS_OF_RESULT[result.status])
             state.items.append(_output_item(result))

@@ -112,7 +112,11 @@ class TerminalApprover:
                     answer = await asyncio.to_thread(self._ask, request)
                 else:
                     self._prompt(request)
-                    line = await _read_line(fd)
+                    try:
+                        line = await _read_line(fd)
+                    except asyncio.CancelledError:  # Ctrl+C: what comes next starts a line
+                        self._newline()
+                        raise
                     if not line:
                         self._newline()
                     answer = _reply(line)
