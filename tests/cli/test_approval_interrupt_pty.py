@@ -96,3 +96,26 @@ def test_what_follows_a_cancelled_question_starts_on_its_own_line(tmp_path: Path
     after = [row for row in rows[asked:] if row][:4]
     assert any(row.startswith(("order:", "Allow?")) for row in after[:2])
     assert not any("^C" in row and not row.endswith("^C") for row in after), after
+
+
+def test_tools_names_the_functions_files(tmp_path: Path) -> None:
+    """With ``--functions FILE`` /tools listed only the built-in tools, while the model could
+    call the file's functions (the toolbar: tests/repl/test_session.py)."""
+    screen = pyte.Screen(100, 30)
+    stream = pyte.Stream(screen)
+    with FakeChatServer() as server:
+        child = _chat(tmp_path, server, 100)
+        try:
+            child.expect_exact("forge>")
+            stream.feed(child.before + child.after)
+            child.send("/tools\r")
+            child.expect_exact("code-interpreter")
+            stream.feed(child.before + child.after)
+            child.expect_exact("forge>")
+            stream.feed(child.before + child.after)
+            child.send("/exit\r")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+    rows = [line.rstrip() for line in screen.display]
+    assert f"  [x] functions of {tmp_path / 'tools.py'}" in rows, "\n".join(rows)

@@ -76,6 +76,16 @@ async def test_tool_toggle_changes_the_one_source_of_truth(tmp_path: Path) -> No
     assert session.settings.tools == ["file-search"]
 
 
+async def test_the_toolbar_counts_the_functions_files_as_tools(tmp_path: Path) -> None:
+    """``forge chat --functions FILE`` said "no tools" in its toolbar."""
+    session, _out = _session(tmp_path, FakeResponder())
+    session.function_files = ("tools.py",)
+    assert "no tools" not in toolbar_text(session)
+    assert " │ functions │ " in toolbar_text(session)
+    await session.handle_line("/tool on web-search")
+    assert " │ web-search,functions │ " in toolbar_text(session)
+
+
 async def test_answer_sources_and_autosave(tmp_path: Path) -> None:
     responder = FakeResponder([_snap("Hel"), _snap("Hello.", status="completed")])
     session, out = _session(tmp_path, responder)

@@ -122,6 +122,7 @@ async def _run(
             warm_modules=_warm_modules(settings),
         )
         session.default_scope = ", ".join(settings.engine_default_vector_stores)
+        session.function_files = tuple(str(path) for path in settings.functions)
         if settings.api == "local" or needs_agent(settings):
             # The local engine names its model in the toolbar, and the agent's options are
             # checked when it is built: both before the prompt, as the user expects.

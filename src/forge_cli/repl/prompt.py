@@ -31,9 +31,10 @@ def toolbar_text(session: ChatSession) -> str:
     """``model · tools · vector stores · tokens`` from the live settings."""
     settings = session.settings
     model = settings.model or session.default_model or "default"
-    tools = ",".join(settings.tools) or "no tools"
+    tools = ",".join([*settings.tools, *(["functions"] if session.function_files else [])])
+    tools = tools or "no tools"
     stores = ",".join(settings.vector_stores) or "no vector stores"
-    if not settings.tools and session.conversation.api == "local":
+    if not settings.tools and not session.function_files and session.conversation.api == "local":
         # The built-in engine searches its default stores when no tool is on: say so.
         tools, stores = "file-search (default)", session.default_scope or "all stores"
     return f" {model} │ {tools} │ {stores} │ {session.conversation.tokens_used} tokens "

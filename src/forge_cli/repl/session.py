@@ -108,6 +108,8 @@ class ChatSession:
         self.vector_store_cache: list[str] = []
         self.mcp = mcp  # the session's McpManager (forge_cli.mcp), for /mcp and completion
         self._list_models: Callable[[], Awaitable[list[str]]] | None = None
+        self.function_files: tuple[str, ...] = ()
+        """The ``--functions`` files whose functions the model may call (always on)."""
         self.default_scope = ""
         """The stores the built-in engine searches when no tool is on ("" : all of them)."""
         self.models_are_fixed = False

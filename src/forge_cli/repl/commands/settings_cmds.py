@@ -9,6 +9,7 @@ from forge_cli.config.tools import LOCAL_UNAVAILABLE_TOOLS
 from forge_cli.errors import ForgeError, UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
 from forge_cli.repl.commands.session_cmds import ON_OFF, on_off
+from forge_cli.sanitize import sanitize
 from forge_cli.wording import plural
 
 if TYPE_CHECKING:
@@ -17,7 +18,9 @@ if TYPE_CHECKING:
 
 def _tool_list(session: ChatSession) -> str:
     enabled = session.settings.tools
-    return "\n".join(f"  [{'x' if name in enabled else ' '}] {name}" for name in TOOL_NAMES)
+    lines = [f"  [{'x' if name in enabled else ' '}] {name}" for name in TOOL_NAMES]
+    lines += [f"  [x] functions of {sanitize(path)}" for path in session.function_files]
+    return "\n".join(lines)
 
 
 @command("tools", "List tools and whether each is on")
