@@ -131,6 +131,15 @@ def test_reasoning_tail_then_hidden_or_full() -> None:
     assert "l5" in full
 
 
+def test_reasoning_without_text_is_one_line() -> None:
+    """A reasoning item with no readable text (encrypted, or an empty summary) was drawn as a
+    heading over blank lines when reasoning is shown."""
+    item = Reasoning(id="rs", summary=[], encrypted_content="gAAA")
+    full = _live(item, final=True, reasoning=True)
+    assert next(line for line in full.splitlines() if line.strip()).startswith("∴ Reasoned for ")
+    assert full == _live(item, final=True)  # as when reasoning is hidden: nothing more to show
+
+
 def test_unknown_item_generic_line() -> None:
     out = _live(UnknownItem(type="document_finder_call", id="x", status="searching"))
     assert "Document finder · searching" in out

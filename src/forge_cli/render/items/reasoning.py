@@ -17,12 +17,12 @@ TAIL_LINES = 3
 
 
 def render_reasoning(item: Reasoning, key: str, ctx: RenderContext) -> list[RenderableType]:
-    """Live: the last few lines, dim. Final: the whole text when ``show_reasoning``, else a
-    single line saying how long the model reasoned."""
+    """Live: the last few lines, dim. Final: the whole text when ``show_reasoning`` (and there
+    is text: encrypted reasoning has none), else a single line saying how long it reasoned."""
     elapsed = format_elapsed(ctx.clock.elapsed(key))
     glyph = ctx.glyphs.reasoning
     text = item.text
-    if ctx.final and not ctx.show_reasoning:
+    if ctx.final and (not ctx.show_reasoning or not text.strip()):
         return [Text(f"{glyph} Reasoned for {elapsed}", style="dim")]
     if ctx.final:
         out = Text(f"{glyph} Reasoning ({elapsed})\n", style="dim bold")
