@@ -584,3 +584,23 @@ def test_https_or_a_proxy_loads_httpx2s_stack(
         monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     url = "http://127.0.0.1:9/v1" if proxy else "https://127.0.0.1:9/v1"
     assert loaded_at_connect(tmp_path, _HTTP_STACK, _ask(url)) == list(_HTTP_STACK)
+
+
+# -- red team (hostile servers) -----------------------------------------------------------------
+
+
+async def test_an_informational_reply_storm_is_bounded() -> None:
+    """Endless ``100 Continue`` replies (each small, so h11's per-head bound never trips) end in a
+    protocol error once the heads before the real one pass the header-block bound."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        storm = b"HTTP/1.1 100 Continue\r\n\r\n" * 1000
+        with contextlib.suppress(ConnectionError):
+            while True:
+                writer.write(storm)
+                await writer.drain()
+
+    async with RawServer(handler) as server:
+        with pytest.raises(httpx2.RemoteProtocolError):
+            await fetch(server.url)

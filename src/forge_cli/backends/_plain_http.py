@@ -110,8 +110,15 @@ class _Connection:
         if data:
             await self.write(data, request, timeout)
 
-    async def next_event(self, request: httpx2.Request, timeout: float | None) -> Any:
-        """h11's next event of the reply, reading (at most :data:`READ_SIZE` at once) as needed."""
+    async def next_event(
+        self, request: httpx2.Request, timeout: float | None, head: list[int] | None = None
+    ) -> Any:
+        """h11's next event of the reply, reading (at most :data:`READ_SIZE` at once) as needed.
+
+        ``head``: the bytes read so far for the reply's head (``[n]``, updated). h11 bounds each
+        head, not a run of informational (1xx) heads: while no final head has come, every byte
+        read belongs to a head, and more than :data:`MAX_HEAD_BYTES` of them is refused.
+        """
         while True:
             try:
                 event = self.h11.next_event()
@@ -119,6 +126,12 @@ class _Connection:
                 raise httpx2.RemoteProtocolError(str(exc), request=request) from exc
             if event is not h11.NEED_DATA:
                 return event
+            if head is not None and head[0] > MAX_HEAD_BYTES:
+                raise httpx2.RemoteProtocolError(
+                    f"the reply's head, with its informational (1xx) replies, is over "
+                    f"{MAX_HEAD_BYTES} bytes",
+                    request=request,
+                )
             try:
                 async with asyncio.timeout(timeout):
                     data = await self.reader.read(READ_SIZE)
@@ -128,6 +141,8 @@ class _Connection:
                 raise httpx2.ReadError(str(exc), request=request) from exc
             if data:
                 self.received = True
+                if head is not None:
+                    head[0] += len(data)
             elif self.h11.their_state is h11.SEND_RESPONSE:
                 raise httpx2.RemoteProtocolError(
                     "Server disconnected without sending a response.", request=request
@@ -350,8 +365,9 @@ class PlainHTTPTransport(httpx2.AsyncBaseTransport):
         read_timeout = timeouts.get("read")
 
         async def receive_head() -> tuple[bytes, int, bytes, list[tuple[bytes, bytes]]]:
+            head = [0]
             while True:
-                event = await conn.next_event(request, read_timeout)
+                event = await conn.next_event(request, read_timeout, head)
                 if type(event) is h11.Response:
                     return (
                         b"HTTP/" + event.http_version,
