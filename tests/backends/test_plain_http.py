@@ -589,6 +589,66 @@ def test_https_or_a_proxy_loads_httpx2s_stack(
 # -- red team (hostile servers) -----------------------------------------------------------------
 
 
+async def test_bytes_after_a_content_length_body_are_not_the_next_reply() -> None:
+    """Response smuggling: a server that appends a second reply to the first one's body must not
+    have it taken as the reply to the next request on the pooled connection."""
+    smuggled = b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled"
+    first = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" + smuggled
+    fresh = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfresh"
+    async with RawServer(replies(first, fresh, keep=True)) as server, client() as http:
+        assert (await http.post(server.url, json={})).content == b"ok"
+        assert (await http.post(server.url, json={})).content == b"fresh"
+    assert server.connections == 2
+
+
+async def loop_turn() -> None:
+    """Return after the event loop polled its sockets once more (a round trip over a socket pair):
+    bytes that had reached a socket before the call are in its ``StreamReader`` after it."""
+    left, right = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=left)
+    try:
+        right.send(b".")
+        await reader.readexactly(1)
+    finally:
+        right.close()
+        writer.close()
+        await writer.wait_closed()
+
+
+@pytest.mark.parametrize("where", ["socket", "reader"])
+async def test_bytes_sent_while_idle_are_not_the_next_reply(where: str) -> None:
+    """The same, the extra reply written after the first was read (while the connection idles),
+    still in the socket or already taken into the connection's ``StreamReader``."""
+    read = asyncio.Event()
+    staged = asyncio.Event()
+    smuggled = b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled"
+    fresh = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfresh"
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not await read_request(reader):
+            return
+        if read.is_set():
+            writer.write(fresh)
+            await writer.drain()
+            return
+        writer.write(_OK)
+        await writer.drain()
+        await read.wait()
+        writer.write(smuggled)
+        await writer.drain()
+        staged.set()
+        await until_client_leaves(reader)
+
+    async with RawServer(handler) as server, client() as http:
+        assert (await http.post(server.url, json={})).content == b"ok"
+        read.set()
+        await staged.wait()
+        if where == "reader":
+            await loop_turn()
+        assert (await http.post(server.url, json={})).content == b"fresh"
+    assert server.connections == 2
+
+
 async def test_an_informational_reply_storm_is_bounded() -> None:
     """Endless ``100 Continue`` replies (each small, so h11's per-head bound never trips) end in a
     protocol error once the heads before the real one pass the header-block bound."""

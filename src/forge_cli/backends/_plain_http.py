@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import select
 import socket
 import time
 from collections.abc import AsyncIterator, Callable
@@ -73,11 +74,15 @@ class _Connection:
         self.idle_since = 0.0
 
     def usable(self, now: float) -> bool:
-        """Whether this idle connection may carry another request (open, not expired)."""
+        """Whether this idle connection may carry another request (open, not expired, and the
+        server sent nothing since its last reply: bytes there would be taken for the next
+        reply)."""
         return (
             now - self.idle_since <= KEEPALIVE_SECONDS
             and not self.writer.is_closing()
             and not self.reader.at_eof()
+            and not _buffered(self.reader)
+            and not _readable(self.writer.get_extra_info("socket"))
         )
 
     def close(self) -> None:
@@ -164,6 +169,29 @@ async def _traced(
         raise
     await trace(f"{name}.complete", {"return_value": result})
     return result
+
+
+def _buffered(reader: asyncio.StreamReader) -> int:
+    """How many bytes ``reader`` received and nobody read yet (asyncio keeps them in
+    ``_buffer``; there is no public way to ask)."""
+    return len(getattr(reader, "_buffer", b""))
+
+
+def _readable(sock: Any) -> bool:
+    """Whether the socket ``sock`` has bytes (or its end, or an error) waiting, without waiting."""
+    if sock is None:
+        return False
+    try:
+        fd = sock.fileno()
+        if fd < 0:
+            return True
+        if hasattr(select, "poll"):
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            return bool(poller.poll(0))
+        return bool(select.select([fd], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
 
 
 class _ReplyStream(httpx2.AsyncByteStream):
@@ -265,7 +293,12 @@ class PlainHTTPTransport(httpx2.AsyncBaseTransport):
     def _release(self, conn: _Connection) -> None:
         """Pool ``conn`` if both sides finished the exchange cleanly, else close it."""
         state = conn.h11
-        if self._closed or state.our_state is not h11.DONE or state.their_state is not h11.DONE:
+        if (
+            self._closed
+            or state.our_state is not h11.DONE
+            or state.their_state is not h11.DONE
+            or any(state.trailing_data)  # bytes after the reply's end: never the next reply
+        ):
             self._discard(conn)
             return
         state.start_next_cycle()
