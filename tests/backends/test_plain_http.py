@@ -664,3 +664,20 @@ async def test_an_informational_reply_storm_is_bounded() -> None:
     async with RawServer(handler) as server:
         with pytest.raises(httpx2.RemoteProtocolError):
             await fetch(server.url)
+
+
+@pytest.mark.parametrize(("extra", "fits"), [(-200, True), (10, False)])
+async def test_the_header_block_bound_is_exact_when_the_head_comes_whole(
+    extra: int, fits: bool
+) -> None:
+    """A head just under the bound is read; one just over it is refused even when it arrives in
+    one read (h11 alone would only refuse it if it arrived in pieces: a matter of timing)."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Big: "
+    head += b"a" * (MAX_HEAD_BYTES + extra - len(head) - 4) + b"\r\n\r\n"
+    assert len(head) == MAX_HEAD_BYTES + extra
+    async with RawServer(replies(head + b"ok")) as server:
+        if fits:
+            assert (await fetch(server.url))[1] == b"ok"
+        else:
+            with pytest.raises(httpx2.RemoteProtocolError, match="header block is over"):
+                await fetch(server.url)
