@@ -681,3 +681,25 @@ async def test_the_header_block_bound_is_exact_when_the_head_comes_whole(
         else:
             with pytest.raises(httpx2.RemoteProtocolError, match="header block is over"):
                 await fetch(server.url)
+
+
+@pytest.mark.parametrize("value", ["Bearer sk-a\r\nX-Evil: 1", "Bearer sk-a\x00b"])
+async def test_a_header_h11_refuses_is_httpx2s_error_as_on_its_own_transport(value: str) -> None:
+    """A header value h11 refuses (a key with a line break) is httpx2's ``LocalProtocolError``,
+    as on httpx2's transport, so the backends map it (and redact the key), not h11's own."""
+
+    async def failure(transport: httpx2.AsyncBaseTransport) -> tuple[type, str]:
+        async with RawServer(replies(_OK)) as server:
+            http = httpx2.AsyncClient(transport=transport, timeout=5.0)
+            try:
+                await http.post(server.url, headers={"authorization": value})
+            except Exception as exc:
+                return type(exc), str(exc)
+            finally:
+                await http.aclose()
+        raise AssertionError("no failure")
+
+    ours = await failure(PlainHTTPTransport())
+    theirs = await failure(httpx2.AsyncHTTPTransport(verify=False, trust_env=False))
+    assert ours == theirs
+    assert ours[0] is httpx2.LocalProtocolError

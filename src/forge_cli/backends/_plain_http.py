@@ -372,11 +372,14 @@ class PlainHTTPTransport(httpx2.AsyncBaseTransport):
         info = {"request": request}
 
         async def send_head() -> None:
-            head = h11.Request(
-                method=request.method,
-                target=request.url.raw_path,
-                headers=request.headers.raw,
-            )
+            try:  # h11 checks the head when it is built (a header value with a line break ...)
+                head = h11.Request(
+                    method=request.method,
+                    target=request.url.raw_path,
+                    headers=request.headers.raw,
+                )
+            except h11.LocalProtocolError as exc:
+                raise httpx2.LocalProtocolError(str(exc), request=request) from exc
             await conn.send(head, request, write_timeout)
 
         async def send_body() -> None:
