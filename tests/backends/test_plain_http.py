@@ -29,6 +29,7 @@ from forge_cli.backends._http import (
 )
 from forge_cli.backends._plain_http import MAX_HEAD_BYTES, PlainHTTPTransport
 from forge_cli.backends.responses_http import ResponsesBackend
+from forge_cli.errors import ForgeError
 from forge_cli.protocol import Request
 from helpers.connect_probe import loaded_at_connect  # type: ignore[import-not-found]
 from helpers.loopback import responses_answer  # type: ignore[import-not-found]
@@ -703,3 +704,21 @@ async def test_a_header_h11_refuses_is_httpx2s_error_as_on_its_own_transport(val
     theirs = await failure(httpx2.AsyncHTTPTransport(verify=False, trust_env=False))
     assert ours == theirs
     assert ours[0] is httpx2.LocalProtocolError
+
+
+@pytest.mark.parametrize("key", ["sk-abc123\r\nX-Evil: 1", "sk-abc123\n", "abc\x00def456"])
+async def test_a_key_the_request_refuses_is_redacted_in_its_error(key: str) -> None:
+    """h11 (and httpcore2) quote the refused header as a bytes ``repr``: the whole key, escaped
+    as it is quoted, is redacted (the ``Bearer`` pattern alone stops at the escaped break)."""
+    async with RawServer(replies(_OK)) as server:
+        backend = ResponsesBackend(server.url.removesuffix("/x"), api_key=key)
+        try:
+            with pytest.raises(ForgeError) as info:
+                await anext(backend.stream(Request(model="m", input="x")))
+        finally:
+            await backend.aclose()
+    message = str(info.value)
+    assert "Illegal header value" in message
+    for part in ("abc", "123", "456", "Evil", "\\x00", "\\r"):
+        assert part not in message
+    assert not any(char in message for char in "\r\n\x00")

@@ -209,9 +209,22 @@ class ErrorContext:
         for secret in self.secrets:
             value = secret.reveal()
             if value:
-                text = text.replace(value, "***")
+                for form in _quoted_forms(value):
+                    text = text.replace(form, "***")
         text = " ".join(sanitize(redact(text)).split())
         return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _quoted_forms(value: str) -> list[str]:
+    """``value`` as an error message may quote it: as is, and escaped as a ``repr`` of it or of
+    its bytes shows it (h11 and httpcore2 quote a header they refuse as ``b'Bearer sk-..\\r\\n'``),
+    longest first."""
+    forms = {
+        value,
+        repr(value)[1:-1],
+        repr(value.encode("utf-8", "backslashreplace"))[2:-1],
+    }
+    return sorted(forms, key=len, reverse=True)
 
 
 class SchemeTransport(httpx2.AsyncBaseTransport):
