@@ -349,3 +349,44 @@ async def test_cancelled_while_taking_over_a_read_in_flight_closes_the_reply(
             assert server.requests[0].disconnected.wait(5)
         finally:
             await backend.aclose()
+
+
+@pytest.mark.parametrize("stage", ["send", "reader"])
+async def test_dropping_an_early_send_does_not_swallow_its_callers_cancellation(
+    stage: str,
+) -> None:
+    """``aclose`` (``_drop_early``) cancels the early send and its reader and waits for them; a
+    cancellation of the task calling it meanwhile (a second Ctrl-C, a timeout around the close)
+    is that task's own and must still end it, not be taken for the send's."""
+    from forge_cli.backends._early import EarlySending
+
+    started = asyncio.Event()
+    winding_down = asyncio.Event()
+    finish = asyncio.Event()
+
+    async def slow_to_cancel() -> None:  # cleans up for a while when cancelled
+        started.set()
+        try:
+            await asyncio.get_running_loop().create_future()
+        finally:
+            winding_down.set()
+            await finish.wait()
+
+    async def send(sent: asyncio.Future[None]) -> Any:
+        sent.set_result(None)
+        if stage == "send":
+            await slow_to_cancel()
+        return await asyncio.get_running_loop().create_future()
+
+    sending = EarlySending()
+    await sending._start_early({"a": 1}, send)
+    if stage == "reader":
+        assert sending._early is not None
+        sending._early.reader = asyncio.ensure_future(slow_to_cancel())
+    await started.wait()
+    closer = asyncio.ensure_future(sending._drop_early())
+    await winding_down.wait()  # _drop_early waits for the cancelled send or reader to end
+    closer.cancel()
+    finish.set()
+    with pytest.raises(asyncio.CancelledError):
+        await closer
