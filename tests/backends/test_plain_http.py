@@ -722,3 +722,39 @@ async def test_a_key_the_request_refuses_is_redacted_in_its_error(key: str) -> N
     for part in ("abc", "123", "456", "Evil", "\\x00", "\\r"):
         assert part not in message
     assert not any(char in message for char in "\r\n\x00")
+
+
+async def test_an_early_send_redirected_to_another_host_leaves_the_key_behind() -> None:
+    """The early first request (ADR-0020) answered with a 307 to another host: followed with the
+    same body over the plain transport, without the ``Authorization`` header."""
+    body = b"".join(step.data for step in responses_answer("hi", model="m"))
+    answer = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+    answer += f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+    seen: list[bytes] = []
+
+    async def there(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await read_request(reader))
+        writer.write(answer)
+        await writer.drain()
+
+    async with RawServer(there) as other:
+        target = other.url.replace("127.0.0.1", "localhost").removesuffix("/x") + "/responses"
+        moved = f"HTTP/1.1 307 Moved\r\nLocation: {target}\r\nContent-Length: 0\r\n\r\n"
+
+        async def here(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            seen.append(await read_request(reader))
+            writer.write(moved.encode())
+            await writer.drain()
+
+        async with RawServer(here) as server:
+            request = Request(model="m", input="x", stream=True)
+            async with ResponsesBackend(
+                server.url.removesuffix("/x"), api_key="sk-early-0123456789"
+            ) as backend:
+                await backend.send_early(request.to_wire())
+                events = [event async for event in backend.stream(request)]
+    assert events[-1].type == "response.completed"
+    first, second = (raw.lower().split(b"\r\n\r\n") for raw in seen)
+    assert b"authorization: bearer sk-early-0123456789" in first[0]
+    assert b"authorization" not in second[0]
+    assert first[1] == second[1]
