@@ -52,10 +52,14 @@ def register_secret(value: str | None) -> None:
     if not value or len(value.strip()) < _MIN_SECRET:
         return
     value = value.strip()
+    # A key with a control or non-ASCII character in it is quoted escaped by the error that
+    # refuses it (h11 shows a refused header as a bytes repr: ``b'Bearer sk-..\\r\\n..'``).
+    forms = {value, repr(value)[1:-1], repr(value.encode("utf-8", "backslashreplace"))[2:-1]}
     with _lock:
-        if value not in _secrets:
+        new = forms.difference(_secrets)
+        if new:
             # Longest first: a key that contains another registered key is replaced whole.
-            _secrets = tuple(sorted((*_secrets, value), key=len, reverse=True))
+            _secrets = tuple(sorted((*_secrets, *new), key=len, reverse=True))
 
 
 _SECRET_ENV_SUFFIXES = ("_KEY", "APIKEY", "_TOKEN", "_SECRET")

@@ -28,6 +28,7 @@ from forge_cli.backends._http import (
     map_transport_error,
 )
 from forge_cli.backends._plain_http import MAX_HEAD_BYTES, PlainHTTPTransport
+from forge_cli.backends.chat_completions import ChatCompletionsBackend
 from forge_cli.backends.responses_http import ResponsesBackend
 from forge_cli.errors import ForgeError
 from forge_cli.protocol import Request
@@ -758,3 +759,22 @@ async def test_an_early_send_redirected_to_another_host_leaves_the_key_behind() 
     assert b"authorization: bearer sk-early-0123456789" in first[0]
     assert b"authorization" not in second[0]
     assert first[1] == second[1]
+
+
+async def test_a_chat_key_the_request_refuses_is_redacted_in_its_error() -> None:
+    """The same over ``--api chat``, whose errors are redacted by the registered secrets: a
+    registered key is redacted as an error quotes it escaped, too."""
+    key = "sk-abc123\r\nX-Evil: 1"
+    async with RawServer(replies(_OK)) as server:
+        backend = ChatCompletionsBackend(
+            base_url=server.url.removesuffix("/x"), api_key=key, max_retries=0
+        )
+        try:
+            with pytest.raises(ForgeError) as info:
+                await anext(backend.stream(Request(model="m", input="x")))
+        finally:
+            await backend.aclose()
+    message = str(info.value)
+    assert "Illegal header value" in message
+    for part in ("abc", "123", "Evil", "\\r"):
+        assert part not in message
