@@ -38,7 +38,7 @@ from forge_cli.errors import (
     ProtocolError,
 )
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
-from forge_cli.redact import redact
+from forge_cli.redact import quoted_forms, redact
 from forge_cli.sanitize import sanitize
 
 __all__ = [
@@ -209,22 +209,10 @@ class ErrorContext:
         for secret in self.secrets:
             value = secret.reveal()
             if value:
-                for form in _quoted_forms(value):
+                for form in quoted_forms(value):
                     text = text.replace(form, "***")
         text = " ".join(sanitize(redact(text)).split())
         return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _quoted_forms(value: str) -> list[str]:
-    """``value`` as an error message may quote it: as is, and escaped as a ``repr`` of it or of
-    its bytes shows it (h11 and httpcore2 quote a header they refuse as ``b'Bearer sk-..\\r\\n'``),
-    longest first."""
-    forms = {
-        value,
-        repr(value)[1:-1],
-        repr(value.encode("utf-8", "backslashreplace"))[2:-1],
-    }
-    return sorted(forms, key=len, reverse=True)
 
 
 class SchemeTransport(httpx2.AsyncBaseTransport):
