@@ -23,6 +23,7 @@ __all__ = [
     "REDACTED",
     "clear_secrets",
     "held_prefix",
+    "quoted_forms",
     "redact",
     "redact_data",
     "register_environment_secrets",
@@ -46,6 +47,19 @@ _lock = threading.Lock()
 _secrets: tuple[str, ...] = ()
 
 
+def quoted_forms(value: str) -> list[str]:
+    """``value`` as an error message may quote it, longest first: as is, and escaped as a
+    ``repr`` of it or of its bytes shows it. A key with a control or non-ASCII character in it is
+    quoted escaped by the error that refuses it (h11 and httpcore2 show a refused header as
+    ``b'Bearer sk-..\\r\\n..'``)."""
+    forms = {
+        value,
+        repr(value)[1:-1],
+        repr(value.encode("utf-8", "backslashreplace"))[2:-1],
+    }
+    return sorted(forms, key=len, reverse=True)
+
+
 def register_secret(value: str | None) -> None:
     """Remember ``value`` (an API key or token now in use) so every exit redacts it."""
     global _secrets
@@ -53,9 +67,10 @@ def register_secret(value: str | None) -> None:
         return
     value = value.strip()
     with _lock:
-        if value not in _secrets:
+        new = set(quoted_forms(value)).difference(_secrets)
+        if new:
             # Longest first: a key that contains another registered key is replaced whole.
-            _secrets = tuple(sorted((*_secrets, value), key=len, reverse=True))
+            _secrets = tuple(sorted((*_secrets, *new), key=len, reverse=True))
 
 
 _SECRET_ENV_SUFFIXES = ("_KEY", "APIKEY", "_TOKEN", "_SECRET")

@@ -28,7 +28,9 @@ from forge_cli.backends._http import (
     map_transport_error,
 )
 from forge_cli.backends._plain_http import MAX_HEAD_BYTES, PlainHTTPTransport
+from forge_cli.backends.chat_completions import ChatCompletionsBackend
 from forge_cli.backends.responses_http import ResponsesBackend
+from forge_cli.errors import ForgeError
 from forge_cli.protocol import Request
 from helpers.connect_probe import loaded_at_connect  # type: ignore[import-not-found]
 from helpers.loopback import responses_answer  # type: ignore[import-not-found]
@@ -584,3 +586,195 @@ def test_https_or_a_proxy_loads_httpx2s_stack(
         monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     url = "http://127.0.0.1:9/v1" if proxy else "https://127.0.0.1:9/v1"
     assert loaded_at_connect(tmp_path, _HTTP_STACK, _ask(url)) == list(_HTTP_STACK)
+
+
+# -- red team (hostile servers) -----------------------------------------------------------------
+
+
+async def test_bytes_after_a_content_length_body_are_not_the_next_reply() -> None:
+    """Response smuggling: a server that appends a second reply to the first one's body must not
+    have it taken as the reply to the next request on the pooled connection."""
+    smuggled = b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled"
+    first = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" + smuggled
+    fresh = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfresh"
+    async with RawServer(replies(first, fresh, keep=True)) as server, client() as http:
+        assert (await http.post(server.url, json={})).content == b"ok"
+        assert (await http.post(server.url, json={})).content == b"fresh"
+    assert server.connections == 2
+
+
+async def loop_turn() -> None:
+    """Return after the event loop polled its sockets once more (a round trip over a socket pair):
+    bytes that had reached a socket before the call are in its ``StreamReader`` after it."""
+    left, right = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=left)
+    try:
+        right.send(b".")
+        await reader.readexactly(1)
+    finally:
+        right.close()
+        writer.close()
+        await writer.wait_closed()
+
+
+@pytest.mark.parametrize("where", ["socket", "reader"])
+async def test_bytes_sent_while_idle_are_not_the_next_reply(where: str) -> None:
+    """The same, the extra reply written after the first was read (while the connection idles),
+    still in the socket or already taken into the connection's ``StreamReader``."""
+    read = asyncio.Event()
+    staged = asyncio.Event()
+    smuggled = b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled"
+    fresh = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfresh"
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not await read_request(reader):
+            return
+        if read.is_set():
+            writer.write(fresh)
+            await writer.drain()
+            return
+        writer.write(_OK)
+        await writer.drain()
+        await read.wait()
+        writer.write(smuggled)
+        await writer.drain()
+        staged.set()
+        await until_client_leaves(reader)
+
+    async with RawServer(handler) as server, client() as http:
+        assert (await http.post(server.url, json={})).content == b"ok"
+        read.set()
+        await staged.wait()
+        if where == "reader":
+            await loop_turn()
+        assert (await http.post(server.url, json={})).content == b"fresh"
+    assert server.connections == 2
+
+
+async def test_an_informational_reply_storm_is_bounded() -> None:
+    """Endless ``100 Continue`` replies (each small, so h11's per-head bound never trips) end in a
+    protocol error once the heads before the real one pass the header-block bound."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        storm = b"HTTP/1.1 100 Continue\r\n\r\n" * 1000
+        with contextlib.suppress(ConnectionError):
+            while True:
+                writer.write(storm)
+                await writer.drain()
+
+    async with RawServer(handler) as server:
+        with pytest.raises(httpx2.RemoteProtocolError):
+            await fetch(server.url)
+
+
+@pytest.mark.parametrize(("extra", "fits"), [(-200, True), (10, False)])
+async def test_the_header_block_bound_is_exact_when_the_head_comes_whole(
+    extra: int, fits: bool
+) -> None:
+    """A head just under the bound is read; one just over it is refused even when it arrives in
+    one read (h11 alone would only refuse it if it arrived in pieces: a matter of timing)."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Big: "
+    head += b"a" * (MAX_HEAD_BYTES + extra - len(head) - 4) + b"\r\n\r\n"
+    assert len(head) == MAX_HEAD_BYTES + extra
+    async with RawServer(replies(head + b"ok")) as server:
+        if fits:
+            assert (await fetch(server.url))[1] == b"ok"
+        else:
+            with pytest.raises(httpx2.RemoteProtocolError, match="header block is over"):
+                await fetch(server.url)
+
+
+@pytest.mark.parametrize("value", ["Bearer sk-a\r\nX-Evil: 1", "Bearer sk-a\x00b"])
+async def test_a_header_h11_refuses_is_httpx2s_error_as_on_its_own_transport(value: str) -> None:
+    """A header value h11 refuses (a key with a line break) is httpx2's ``LocalProtocolError``,
+    as on httpx2's transport, so the backends map it (and redact the key), not h11's own."""
+
+    async def failure(transport: httpx2.AsyncBaseTransport) -> tuple[type, str]:
+        async with RawServer(replies(_OK)) as server:
+            http = httpx2.AsyncClient(transport=transport, timeout=5.0)
+            try:
+                await http.post(server.url, headers={"authorization": value})
+            except Exception as exc:
+                return type(exc), str(exc)
+            finally:
+                await http.aclose()
+        raise AssertionError("no failure")
+
+    ours = await failure(PlainHTTPTransport())
+    theirs = await failure(httpx2.AsyncHTTPTransport(verify=False, trust_env=False))
+    assert ours == theirs
+    assert ours[0] is httpx2.LocalProtocolError
+
+
+@pytest.mark.parametrize("key", ["sk-abc123\r\nX-Evil: 1", "sk-abc123\n", "abc\x00def456"])
+async def test_a_key_the_request_refuses_is_redacted_in_its_error(key: str) -> None:
+    """h11 (and httpcore2) quote the refused header as a bytes ``repr``: the whole key, escaped
+    as it is quoted, is redacted (the ``Bearer`` pattern alone stops at the escaped break)."""
+    async with RawServer(replies(_OK)) as server:
+        backend = ResponsesBackend(server.url.removesuffix("/x"), api_key=key)
+        try:
+            with pytest.raises(ForgeError) as info:
+                await anext(backend.stream(Request(model="m", input="x")))
+        finally:
+            await backend.aclose()
+    message = str(info.value)
+    assert "Illegal header value" in message
+    for part in ("abc", "123", "456", "Evil", "\\x00", "\\r"):
+        assert part not in message
+    assert not any(char in message for char in "\r\n\x00")
+
+
+async def test_an_early_send_redirected_to_another_host_leaves_the_key_behind() -> None:
+    """The early first request (ADR-0020) answered with a 307 to another host: followed with the
+    same body over the plain transport, without the ``Authorization`` header."""
+    body = b"".join(step.data for step in responses_answer("hi", model="m"))
+    answer = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+    answer += f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+    seen: list[bytes] = []
+
+    async def there(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await read_request(reader))
+        writer.write(answer)
+        await writer.drain()
+
+    async with RawServer(there) as other:
+        target = other.url.replace("127.0.0.1", "localhost").removesuffix("/x") + "/responses"
+        moved = f"HTTP/1.1 307 Moved\r\nLocation: {target}\r\nContent-Length: 0\r\n\r\n"
+
+        async def here(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            seen.append(await read_request(reader))
+            writer.write(moved.encode())
+            await writer.drain()
+
+        async with RawServer(here) as server:
+            request = Request(model="m", input="x", stream=True)
+            async with ResponsesBackend(
+                server.url.removesuffix("/x"), api_key="sk-early-0123456789"
+            ) as backend:
+                await backend.send_early(request.to_wire())
+                events = [event async for event in backend.stream(request)]
+    assert events[-1].type == "response.completed"
+    first, second = (raw.lower().split(b"\r\n\r\n") for raw in seen)
+    assert b"authorization: bearer sk-early-0123456789" in first[0]
+    assert b"authorization" not in second[0]
+    assert first[1] == second[1]
+
+
+async def test_a_chat_key_the_request_refuses_is_redacted_in_its_error() -> None:
+    """The same over ``--api chat``, whose errors are redacted by the registered secrets: a
+    registered key is redacted as an error quotes it escaped, too."""
+    key = "sk-abc123\r\nX-Evil: 1"
+    async with RawServer(replies(_OK)) as server:
+        backend = ChatCompletionsBackend(
+            base_url=server.url.removesuffix("/x"), api_key=key, max_retries=0
+        )
+        try:
+            with pytest.raises(ForgeError) as info:
+                await anext(backend.stream(Request(model="m", input="x")))
+        finally:
+            await backend.aclose()
+    message = str(info.value)
+    assert "Illegal header value" in message
+    for part in ("abc", "123", "Evil", "\\r"):
+        assert part not in message

@@ -14,7 +14,15 @@ import pytest
 from forge_cli.backends import ResponsesBackend, RetryPolicy
 from forge_cli.errors import AuthError, BackendConnectionError, BackendHTTPError, ForgeError
 from forge_cli.protocol import Request, StreamEvent
-from helpers.loopback import Drop, LoopbackServer, Reply, WaitFor, responses_answer, sse
+from helpers.loopback import (
+    AwaitDisconnect,
+    Drop,
+    LoopbackServer,
+    Reply,
+    WaitFor,
+    responses_answer,
+    sse,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -308,3 +316,77 @@ async def test_an_early_reader_nobody_took_over_is_closed(monkeypatch: pytest.Mo
         gate.set()
         busy.set_result(None)
     assert len(server.requests) == 1
+
+
+async def test_cancelled_while_taking_over_a_read_in_flight_closes_the_reply(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while ``stream_batches`` waits for the early reader's read in flight: the reply is
+    closed at once (the server sees the client leave before the backend is closed)."""
+    offered = asyncio.Event()
+
+    with LoopbackServer() as server:
+        server.add(
+            Reply.sse(
+                [sse({"type": "response.output_text.delta", "delta": "One"}), AwaitDisconnect()]
+            )
+        )
+        backend = ResponsesBackend(server.base_url, api_key=KEY, sleep=_no_sleep)
+        busy: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        request = _request()
+        await backend.send_early(request.to_wire())
+        monkeypatch.setattr("forge_cli._lazy.first_paint", lambda batch: offered.set() or True)
+        backend.read_early_while(busy)
+        await offered.wait()  # the first batch is read; the reader waits for the next
+        busy.set_result(None)
+        taker = asyncio.ensure_future(_events(backend, request))
+        while backend._early is not None:  # stream_batches took the send over
+            await asyncio.sleep(0)
+        taker.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await taker
+        try:
+            assert server.requests[0].disconnected.wait(5)
+        finally:
+            await backend.aclose()
+
+
+@pytest.mark.parametrize("stage", ["send", "reader"])
+async def test_dropping_an_early_send_does_not_swallow_its_callers_cancellation(
+    stage: str,
+) -> None:
+    """``aclose`` (``_drop_early``) cancels the early send and its reader and waits for them; a
+    cancellation of the task calling it meanwhile (a second Ctrl-C, a timeout around the close)
+    is that task's own and must still end it, not be taken for the send's."""
+    from forge_cli.backends._early import EarlySending
+
+    started = asyncio.Event()
+    winding_down = asyncio.Event()
+    finish = asyncio.Event()
+
+    async def slow_to_cancel() -> None:  # cleans up for a while when cancelled
+        started.set()
+        try:
+            await asyncio.get_running_loop().create_future()
+        finally:
+            winding_down.set()
+            await finish.wait()
+
+    async def send(sent: asyncio.Future[None]) -> Any:
+        sent.set_result(None)
+        if stage == "send":
+            await slow_to_cancel()
+        return await asyncio.get_running_loop().create_future()
+
+    sending = EarlySending()
+    await sending._start_early({"a": 1}, send)
+    if stage == "reader":
+        assert sending._early is not None
+        sending._early.reader = asyncio.ensure_future(slow_to_cancel())
+    await started.wait()
+    closer = asyncio.ensure_future(sending._drop_early())
+    await winding_down.wait()  # _drop_early waits for the cancelled send or reader to end
+    closer.cancel()
+    finish.set()
+    with pytest.raises(asyncio.CancelledError):
+        await closer

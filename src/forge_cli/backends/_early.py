@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncGenerator, Callable, Coroutine
+from collections.abc import AsyncGenerator, Callable, Coroutine, Iterator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
@@ -90,18 +90,32 @@ class EarlySending:
         early, self._early = self._early, None
         if early.reader is not None:
             early.reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
+            with _own_cancellation_only():
                 await early.reader
         if early.batches is not None:
             with contextlib.suppress(Exception):
                 await early.batches.aclose()  # closes the reply
             return
         early.task.cancel()
-        try:
+        response = None
+        with _own_cancellation_only():  # abandoned: its outcome is not anyone's
             response = await early.task
-        except (asyncio.CancelledError, Exception):  # abandoned: its outcome is not anyone's
-            return
-        await response.aclose()
+        if response is not None:
+            await response.aclose()
+
+
+@contextlib.contextmanager
+def _own_cancellation_only() -> Iterator[None]:
+    """Suppress the outcome of a task we cancelled and now await (its error, its cancellation),
+    but not a cancellation of the task awaiting it: that one is the caller's and goes on."""
+    try:
+        yield
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise
+    except Exception:
+        pass
 
 
 async def _read_early(

@@ -38,7 +38,7 @@ from forge_cli.errors import (
     ProtocolError,
 )
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
-from forge_cli.redact import redact
+from forge_cli.redact import quoted_forms, redact
 from forge_cli.sanitize import sanitize
 
 __all__ = [
@@ -209,7 +209,8 @@ class ErrorContext:
         for secret in self.secrets:
             value = secret.reveal()
             if value:
-                text = text.replace(value, "***")
+                for form in quoted_forms(value):
+                    text = text.replace(form, "***")
         text = " ".join(sanitize(redact(text)).split())
         return text if len(text) <= limit else text[: limit - 1] + "…"
 

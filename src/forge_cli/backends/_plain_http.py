@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import select
 import socket
 import time
 from collections.abc import AsyncIterator, Callable
@@ -73,11 +74,15 @@ class _Connection:
         self.idle_since = 0.0
 
     def usable(self, now: float) -> bool:
-        """Whether this idle connection may carry another request (open, not expired)."""
+        """Whether this idle connection may carry another request (open, not expired, and the
+        server sent nothing since its last reply: bytes there would be taken for the next
+        reply)."""
         return (
             now - self.idle_since <= KEEPALIVE_SECONDS
             and not self.writer.is_closing()
             and not self.reader.at_eof()
+            and not _buffered(self.reader)
+            and not _readable(self.writer.get_extra_info("socket"))
         )
 
     def close(self) -> None:
@@ -110,8 +115,15 @@ class _Connection:
         if data:
             await self.write(data, request, timeout)
 
-    async def next_event(self, request: httpx2.Request, timeout: float | None) -> Any:
-        """h11's next event of the reply, reading (at most :data:`READ_SIZE` at once) as needed."""
+    async def next_event(
+        self, request: httpx2.Request, timeout: float | None, head: list[int] | None = None
+    ) -> Any:
+        """h11's next event of the reply, reading (at most :data:`READ_SIZE` at once) as needed.
+
+        ``head``: the bytes read so far for the reply's head (``[n]``, updated). h11 bounds each
+        head, not a run of informational (1xx) heads: while no final head has come, every byte
+        read belongs to a head, and more than :data:`MAX_HEAD_BYTES` of them is refused.
+        """
         while True:
             try:
                 event = self.h11.next_event()
@@ -119,6 +131,12 @@ class _Connection:
                 raise httpx2.RemoteProtocolError(str(exc), request=request) from exc
             if event is not h11.NEED_DATA:
                 return event
+            if head is not None and head[0] > MAX_HEAD_BYTES:
+                raise httpx2.RemoteProtocolError(
+                    f"the reply's head, with its informational (1xx) replies, is over "
+                    f"{MAX_HEAD_BYTES} bytes",
+                    request=request,
+                )
             try:
                 async with asyncio.timeout(timeout):
                     data = await self.reader.read(READ_SIZE)
@@ -128,6 +146,8 @@ class _Connection:
                 raise httpx2.ReadError(str(exc), request=request) from exc
             if data:
                 self.received = True
+                if head is not None:
+                    head[0] += len(data)
             elif self.h11.their_state is h11.SEND_RESPONSE:
                 raise httpx2.RemoteProtocolError(
                     "Server disconnected without sending a response.", request=request
@@ -149,6 +169,29 @@ async def _traced(
         raise
     await trace(f"{name}.complete", {"return_value": result})
     return result
+
+
+def _buffered(reader: asyncio.StreamReader) -> int:
+    """How many bytes ``reader`` received and nobody read yet (asyncio keeps them in
+    ``_buffer``; there is no public way to ask)."""
+    return len(getattr(reader, "_buffer", b""))
+
+
+def _readable(sock: Any) -> bool:
+    """Whether the socket ``sock`` has bytes (or its end, or an error) waiting, without waiting."""
+    if sock is None:
+        return False
+    try:
+        fd = sock.fileno()
+        if fd < 0:
+            return True
+        if hasattr(select, "poll"):
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            return bool(poller.poll(0))
+        return bool(select.select([fd], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
 
 
 class _ReplyStream(httpx2.AsyncByteStream):
@@ -250,7 +293,12 @@ class PlainHTTPTransport(httpx2.AsyncBaseTransport):
     def _release(self, conn: _Connection) -> None:
         """Pool ``conn`` if both sides finished the exchange cleanly, else close it."""
         state = conn.h11
-        if self._closed or state.our_state is not h11.DONE or state.their_state is not h11.DONE:
+        if (
+            self._closed
+            or state.our_state is not h11.DONE
+            or state.their_state is not h11.DONE
+            or any(state.trailing_data)  # bytes after the reply's end: never the next reply
+        ):
             self._discard(conn)
             return
         state.start_next_cycle()
@@ -324,11 +372,14 @@ class PlainHTTPTransport(httpx2.AsyncBaseTransport):
         info = {"request": request}
 
         async def send_head() -> None:
-            head = h11.Request(
-                method=request.method,
-                target=request.url.raw_path,
-                headers=request.headers.raw,
-            )
+            try:  # h11 checks the head when it is built (a header value with a line break ...)
+                head = h11.Request(
+                    method=request.method,
+                    target=request.url.raw_path,
+                    headers=request.headers.raw,
+                )
+            except h11.LocalProtocolError as exc:
+                raise httpx2.LocalProtocolError(str(exc), request=request) from exc
             await conn.send(head, request, write_timeout)
 
         async def send_body() -> None:
@@ -350,9 +401,19 @@ class PlainHTTPTransport(httpx2.AsyncBaseTransport):
         read_timeout = timeouts.get("read")
 
         async def receive_head() -> tuple[bytes, int, bytes, list[tuple[bytes, bytes]]]:
+            head = [0]
             while True:
-                event = await conn.next_event(request, read_timeout)
+                event = await conn.next_event(request, read_timeout, head)
                 if type(event) is h11.Response:
+                    # h11 bounds a head it is still waiting for; one that came whole in a read
+                    # could pass the bound by up to a read, or not, as the server's writes fell
+                    if head[0] > MAX_HEAD_BYTES and (
+                        head[0] - len(conn.h11.trailing_data[0]) > MAX_HEAD_BYTES
+                    ):
+                        raise httpx2.RemoteProtocolError(
+                            f"the reply's header block is over {MAX_HEAD_BYTES} bytes",
+                            request=request,
+                        )
                     return (
                         b"HTTP/" + event.http_version,
                         event.status_code,

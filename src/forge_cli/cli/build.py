@@ -82,6 +82,30 @@ def api_key_env(settings: Settings, environ: Mapping[str, str] | None = None) ->
     return "OPENAI_API_KEY"
 
 
+def check_api_key(key: str | None, where: str) -> None:
+    """Refuse an API key that an HTTP header cannot carry, naming where it came from and what is
+    wrong with it, never the key itself: a pasted key that kept a line break, a space or a
+    typographic character would otherwise fail on the wire (``ConfigError``, exit 2)."""
+    if not key:
+        return
+    for position, char in enumerate(key, start=1):
+        if "!" <= char <= "~":
+            continue
+        if char in "\r\n":
+            what = "a line break"
+        elif char in " \t":
+            what = "a space"
+        elif char.isascii() or char.isspace():
+            what = "a control character"
+        else:
+            what = "a non-ASCII character"
+        at = "at its end" if position == len(key) else f"at character {position} of {len(key)}"
+        raise ConfigError(
+            f"the API key in {where} has {what} {at}, which an HTTP header cannot carry",
+            hint="copy the key again",
+        )
+
+
 BackendOverride = Callable[[Settings], "Backend | None"]
 """Builds the backend for a run instead of the settings, or returns ``None`` to let them decide."""
 
@@ -119,6 +143,10 @@ def build_backend(settings: Settings) -> Backend:
         return LocalBackend(config=engine_config(settings))
     base_url = settings.base_url or DEFAULT_BASE_URLS[settings.api]
     key_env = api_key_env(settings)
+    if settings.api_key is not None:
+        check_api_key(settings.api_key, "the configured api_key")
+    else:
+        check_api_key(os.environ.get(key_env), f"${key_env}")
     if settings.api in ("responses", "knowledge-forge"):
         from forge_cli.backends.responses_http import ResponsesBackend
 
