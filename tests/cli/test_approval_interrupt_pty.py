@@ -101,10 +101,10 @@ def test_what_follows_a_cancelled_question_starts_on_its_own_line(tmp_path: Path
 def test_tools_names_the_functions_files(tmp_path: Path) -> None:
     """With ``--functions FILE`` /tools listed only the built-in tools, while the model could
     call the file's functions (the toolbar: tests/repl/test_session.py)."""
-    screen = pyte.Screen(100, 30)
+    screen = pyte.Screen(200, 30)  # the temporary path fits one row
     stream = pyte.Stream(screen)
     with FakeChatServer() as server:
-        child = _chat(tmp_path, server, 100)
+        child = _chat(tmp_path, server, 200)
         try:
             child.expect_exact("forge>")
             stream.feed(child.before + child.after)
