@@ -253,3 +253,29 @@ def test_plain_announces_reasoning_without_a_fragment_of_it(show_reasoning: bool
     assert shown.startswith("∴ Reasoning… ")
     assert shown.count("Checking") == (1 if show_reasoning else 0)
     assert out.getvalue() == "10 m.\n"
+
+
+def test_plain_announces_a_call_once_its_arguments_read_whole() -> None:
+    """Plain mode's lines stay: a call announced while its arguments streamed kept a raw piece
+    of JSON (``final_result({")``) on stderr for good."""
+    from forge_cli.protocol import FunctionCall, Response
+
+    out, err = io.StringIO(), io.StringIO()
+    renderer = make_renderer("plain", stdout=out, stderr=err, clock=FakeClock())
+    for arguments in ['{"', '{"result": 66']:
+        call = FunctionCall(id="fc", call_id="c1", name="final_result", arguments=arguments,
+                            status="in_progress")  # fmt: skip
+        renderer.on_snapshot(Response(id="r", output=[call]))
+    whole = FunctionCall(id="fc", call_id="c1", name="final_result",
+                         arguments='{"result": 6666}', status="in_progress")  # fmt: skip
+    renderer.on_snapshot(Response(id="r", output=[whole]))
+    done = whole.model_copy(update={"status": "completed"})
+    renderer.on_snapshot(Response(id="r", status="completed", output=[done]))
+    renderer.finish()
+    lines = err.getvalue().splitlines()
+    assert not any('({"' in line or "result=66)" in line for line in lines), lines
+    assert [line.split(" · ")[1] for line in lines if "final_result" in line] == [
+        "in progress",
+        "completed",
+    ]
+    assert all("final_result(result=6666)" in line for line in lines if "final_result" in line)

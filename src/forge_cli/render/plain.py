@@ -28,7 +28,7 @@ from forge_cli.protocol.citations import (
 from forge_cli.protocol.citing import PARTIAL_MARKER_RE
 from forge_cli.protocol.content import OutputText
 from forge_cli.protocol.guards import is_message
-from forge_cli.protocol.items import Message, Reasoning
+from forge_cli.protocol.items import FunctionCall, Message, Reasoning
 from forge_cli.protocol.loop_events import LoopEvent
 from forge_cli.protocol.response import Response
 from forge_cli.redact import redact
@@ -67,6 +67,11 @@ def as_printed(text: str, width: int) -> str | None:
         if len(line) > width or not _NARROW.issuperset(line):
             return None
     return text + "\n"
+
+
+def _arguments_streaming(item: object) -> bool:
+    """A call whose arguments are still a piece of JSON: announced, that piece would stay."""
+    return isinstance(item, FunctionCall) and item.parsed_arguments() is None
 
 
 def _finished(item: object) -> bool:
@@ -229,7 +234,12 @@ class PlainRenderer:
             elif done and key not in self._settled:
                 self._settled.add(key)
                 self._status(item, key, ctx)
-            elif not done and key not in self._announced and not _finished(item):
+            elif (
+                not done
+                and key not in self._announced
+                and not _finished(item)
+                and not _arguments_streaming(item)
+            ):
                 # A call that arrives already finished is printed once, when it settles (its
                 # final fields may still come); announcing it too printed it twice.
                 self._announced.add(key)
