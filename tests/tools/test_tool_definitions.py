@@ -222,3 +222,28 @@ def test_coerce_arguments() -> None:
     flags = {"properties": {"on": {"type": "boolean"}, "n": {"type": "number"}}}
     assert coerce_arguments({"on": "yes", "n": "2.5"}, flags) == {"on": True, "n": 2.5}
     assert coerce_arguments({"on": "maybe", "n": "x"}, flags) == {"on": "maybe", "n": "x"}
+
+
+def test_a_functions_file_runs_once_while_it_is_unchanged(tmp_path: Path) -> None:
+    """A chat builds its tools for every turn: the file's module runs once (a tool's state lasts
+    across turns), and again only once the file is edited."""
+    runs = tmp_path / "runs.txt"
+    path = tmp_path / "stateful_tools.py"
+    source = (
+        "from pathlib import Path\n"
+        f"_runs = Path({str(runs)!r})\n"
+        "_runs.write_text(_runs.read_text() + 'x' if _runs.exists() else 'x')\n"
+        "def count() -> str:\n"
+        "    '''Count.'''\n"
+        "    return 'one'\n"
+    )
+    path.write_text(source)
+    first = load_functions(path)
+    again = load_functions(path)
+    assert runs.read_text() == "x"
+    assert [t.name for t in again] == ["count"]
+    assert again[0] is first[0]
+    path.write_text(source.replace("'one'", "'two'"))
+    edited = load_functions(path)
+    assert runs.read_text() == "xx"
+    assert edited[0] is not first[0]

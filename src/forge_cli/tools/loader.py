@@ -24,11 +24,28 @@ from forge_cli.tools.decorator import tool
 __all__ = ["load_functions"]
 
 
+_loaded: dict[Path, tuple[bytes, list[BaseTool]]] = {}
+"""The tools of each file loaded in this process, by resolved path, with its content's digest."""
+
+
 def load_functions(path: str | Path) -> list[BaseTool]:
-    """The tools defined in the Python file at ``path``."""
+    """The tools defined in the Python file at ``path``.
+
+    A file is executed once per process while its content stays the same: a chat builds its
+    tools for every turn, and a tool's state (a ``BaseTool`` instance's attributes, module-level
+    values) lasts across turns. A file edited between turns is loaded again.
+    """
     file = Path(path).expanduser()
     if not file.is_file():
         raise UsageError(f"functions file not found: {file}")
+    resolved = file.resolve()
+    try:
+        digest = hashlib.sha256(resolved.read_bytes()).digest()
+    except OSError as exc:
+        raise UsageError(f"cannot read functions file {file}: {exc.strerror or exc}") from exc
+    cached = _loaded.get(resolved)
+    if cached is not None and cached[0] == digest:
+        return list(cached[1])
     module = _execute(file)
     try:
         tools = _collect(module)
@@ -38,7 +55,8 @@ def load_functions(path: str | Path) -> list[BaseTool]:
         raise UsageError(
             f"no tools found in {file}: define functions, use @tool or subclass BaseTool"
         )
-    return tools
+    _loaded[resolved] = (digest, tools)
+    return list(tools)
 
 
 def _execute(file: Path) -> ModuleType:
