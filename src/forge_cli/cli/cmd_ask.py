@@ -31,7 +31,7 @@ from forge_cli.cli.main import EXIT_CODES_EPILOG, end_without_teardown
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings
 from forge_cli.conversations.plain import new_conversation_id
-from forge_cli.errors import OutputError, UsageError
+from forge_cli.errors import EXIT_INTERRUPTED, OutputError, UsageError
 
 if TYPE_CHECKING:  # pydantic and the protocol models load once the first request is out
     from forge_cli.agent.turn import TurnOutcome
@@ -57,8 +57,10 @@ async def _answer(
     saved_or_id: Conversation | str,
     store: ConversationStore | None,
     mcp_values: tuple[str, ...] = (),
+    shown: list[str] | None = None,
 ) -> None:
-    """Answer ``text`` in a saved conversation, or in a new one given by its id."""
+    """Answer ``text`` in a saved conversation, or in a new one given by its id; the status the
+    view showed at the end goes into ``shown``."""
     backend = build_backend(settings)
     mcp = build_mcp(mcp_values)
 
@@ -87,6 +89,8 @@ async def _answer(
         def on_end(outcome: TurnOutcome) -> None:
             try:
                 show_end(outcome)
+                if shown is not None:
+                    shown.append(outcome.status)
             except OutputError as exc:  # the output failed (its reader left) at the end
                 closed.append(exc)
             finally:
@@ -250,12 +254,14 @@ def ask(
         # What start-up built lives until the process ends: the garbage collector need not
         # look at it again while the answer streams (one question, then exit).
         gc.freeze()
+        shown: list[str] = []
+        mcp_values = tuple(options.get("mcp") or ())
         try:
-            asyncio.run(
-                _answer(
-                    settings, text, make_view, conversation, store, tuple(options.get("mcp") or ())
-                )
-            )
+            asyncio.run(_answer(settings, text, make_view, conversation, store, mcp_values, shown))
+        except KeyboardInterrupt:
+            if "interrupted" in shown:  # the view marked the answer interrupted: no second line
+                raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+            raise
         finally:
             gc.unfreeze()  # a caller that goes on (tests run commands in-process) collects as usual
     end_without_teardown()  # the answer is written and saved: no interpreter teardown
