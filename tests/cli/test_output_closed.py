@@ -43,6 +43,21 @@ def _run_into_closed_pipe(tmp_path: Path, *args: str) -> tuple[int, str]:
     return proc.returncode, proc.stderr
 
 
+def _ask_into_a_full_disk(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``forge ask --plain`` with stdout ``/dev/full`` (every write fails: no space left)."""
+    full = Path("/dev/full")
+    if not full.exists():
+        pytest.skip("this system has no /dev/full")
+    answer = text_chunks("An answer for a full disk.")
+    with FakeChatServer([answer]) as server, full.open("w") as out:
+        return subprocess.run(
+            [*FORGE, "ask", "--api", "chat", "--base-url", server.base_url,
+             "--model", "fake-model", "--plain", "Say it."],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE, text=True,
+            env=isolated_env(tmp_path), timeout=60, check=False,
+        )  # fmt: skip
+
+
 def _saved_turns(tmp_path: Path) -> list[dict[str, object]]:
     [saved] = (tmp_path / "data" / "conversations").glob("*.json")
     turns: list[dict[str, object]] = json.loads(saved.read_text())["turns"]
@@ -118,17 +133,7 @@ def test_a_server_error_still_reads_as_an_error_when_stdout_is_closed(tmp_path: 
 def test_an_answer_that_cannot_be_written_is_one_error_line_and_saved(tmp_path: Path) -> None:
     """``forge ask … > /dev/full``: a write error other than a closed pipe is a Forge error line
     (exit 1), not an internal error, and the turn is kept."""
-    full = Path("/dev/full")
-    if not full.exists():
-        pytest.skip("this system has no /dev/full")
-    answer = text_chunks("An answer for a full disk.")
-    with FakeChatServer([answer]) as server, full.open("w") as out:
-        proc = subprocess.run(
-            [*FORGE, "ask", "--api", "chat", "--base-url", server.base_url,
-             "--model", "fake-model", "--plain", "Say it."],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE, text=True,
-            env=isolated_env(tmp_path), timeout=60, check=False,
-        )  # fmt: skip
+    proc = _ask_into_a_full_disk(tmp_path)
     assert proc.returncode == 1, proc.stderr
     [line] = [x for x in proc.stderr.splitlines() if x.startswith("forge: error:")]
     assert "No space left on device" in line
@@ -141,17 +146,7 @@ def test_a_full_disk_is_not_reported_as_an_interruption(tmp_path: Path) -> None:
     """``forge ask … > /dev/full`` printed ``■ interrupted`` above its error line: nobody
     interrupted anything, the output failed, and the error line says so (the turn is still saved
     as interrupted)."""
-    full = Path("/dev/full")
-    if not full.exists():
-        pytest.skip("this system has no /dev/full")
-    answer = text_chunks("An answer for a full disk.")
-    with FakeChatServer([answer]) as server, full.open("w") as out:
-        proc = subprocess.run(
-            [*FORGE, "ask", "--api", "chat", "--base-url", server.base_url,
-             "--model", "fake-model", "--plain", "Say it."],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE, text=True,
-            env=isolated_env(tmp_path), timeout=60, check=False,
-        )  # fmt: skip
+    proc = _ask_into_a_full_disk(tmp_path)
     assert proc.returncode == 1, proc.stderr
     assert "interrupted" not in proc.stderr
     assert proc.stderr.count("forge: error:") == 1

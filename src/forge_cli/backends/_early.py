@@ -72,6 +72,27 @@ class EarlySending:
             return
         early.reader = asyncio.ensure_future(_read_early(early, busy, batches_of))
 
+    async def _stream_sent(
+        self,
+        body: dict[str, Any],
+        send: Callable[[], Coroutine[Any, Any, httpx2.Response]],
+        batches_of: Callable[[httpx2.Response], Batches],
+        tie: Callable[[httpx2.Response], Callable[[], None]] | None = None,
+    ) -> Batches:
+        """The batches of ``body``'s reply: the early send's when it sent the same body (what
+        its reader read first, then the rest), else those of ``send()``'s reply."""
+        early = await self._take_early(body)
+        if early is not None and early.batches is not None:
+            async with aclosing(continue_early(early, tie)) as batches:
+                async for batch in batches:
+                    yield batch
+            return
+        # The early send of the same body is not sent twice: its reply is this one.
+        response = await early.task if early is not None else await send()
+        async with aclosing(batches_of(response)) as batches:
+            async for batch in batches:
+                yield batch
+
     async def _take_early(self, body: dict[str, Any]) -> EarlySend | None:
         """The early send of ``body`` (handed over once, its reader stopped), else ``None``
         (an early send of another body is dropped)."""

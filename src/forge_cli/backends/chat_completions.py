@@ -23,7 +23,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.backends._chat_stream import ChatStreamTranslator
-from forge_cli.backends._early import EarlySending, continue_early
+from forge_cli.backends._early import EarlySending
 from forge_cli.errors import BackendConnectionError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
 from forge_cli.jsonsafe import whole_object
@@ -181,17 +181,13 @@ class ChatCompletionsBackend(EarlySending):
                 "the chat server cannot run hosted tools; dropped: %s",
                 ", ".join(body.dropped_tools),
             )
-        early = await self._take_early(body.kwargs)
-        if early is not None and early.batches is not None:
-            async with aclosing(continue_early(early)) as batches:
-                async for batch in batches:
-                    yield batch
-            return
-        if early is not None:
-            response = await early.task  # sent by ``send_early``: the same body, not sent twice
-        else:
-            response = await self._send("POST", "/chat/completions", body.kwargs)
-        async with aclosing(self._batches_of(response, request.model)) as batches:
+        model = request.model
+        sent = self._stream_sent(
+            body.kwargs,
+            lambda: self._send("POST", "/chat/completions", body.kwargs),
+            lambda response: self._batches_of(response, model),
+        )
+        async with aclosing(sent) as batches:
             async for batch in batches:
                 yield batch
 

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 import httpx2
 
-from forge_cli.backends._early import EarlySending, continue_early, signal_sent
+from forge_cli.backends._early import EarlySending, signal_sent
 from forge_cli.backends._http import (
     BodyBudget,
     ErrorContext,
@@ -133,17 +133,13 @@ class ResponsesBackend(EarlySending):
         body = self._body(responses_body(request, dialect=self.dialect))
         url = f"{self.base_url}/responses"
         ctx = self._context(url)
-        early = await self._take_early(body)
-        if early is not None and early.batches is not None:
-            async with aclosing(continue_early(early, _close_when_task_ends)) as batches:
-                async for batch in batches:
-                    yield batch
-            return
-        if early is not None:
-            response = await early.task  # sent by ``send_early``: the same body, not sent twice
-        else:
-            response = await self._send(body, url, ctx)
-        async with aclosing(self._batches_of(response, ctx)) as batches:
+        sent = self._stream_sent(
+            body,
+            lambda: self._send(body, url, ctx),
+            lambda response: self._batches_of(response, ctx),
+            _close_when_task_ends,
+        )
+        async with aclosing(sent) as batches:
             async for batch in batches:
                 yield batch
 

@@ -235,8 +235,7 @@ def plain_first_request(settings: Settings, text: str) -> dict[str, Any] | None:
     body, ``first_chat_body``), or ``None`` where it takes the typed request."""
     from forge_cli.conversations.plain import first_chat_body, first_request_wire
 
-    build = first_chat_body if settings.api == "chat" else first_request_wire
-    return build(
+    wire = first_request_wire(
         text,
         model=settings.model,
         default_model=default_model(settings),
@@ -247,6 +246,7 @@ def plain_first_request(settings: Settings, text: str) -> dict[str, Any] | None:
         top_p=settings.top_p,
         max_output_tokens=settings.max_output_tokens,
     )
+    return first_chat_body(wire) if wire is not None and settings.api == "chat" else wire
 
 
 def warn(message: str) -> None:

@@ -118,7 +118,7 @@ async def _send_first(
     """Write a new conversation's request before pydantic and the models are imported.
 
     Only where the request goes straight to a Responses or Chat Completions server (no
-    client-side tools, no MCP; over Chat, no hosted tools either: ``first_chat_body`` refuses
+    client-side tools, no MCP; over Chat, no hosted tools either: ``first_request_wire`` refuses
     them) and its body is plain data (``first_request_wire``); the backend takes this send over
     when the typed request's body is the same (``send_early``), so nothing is sent twice and its
     retries, timeouts and errors are the usual ones. Anything else is sent as usual.

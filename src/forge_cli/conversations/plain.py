@@ -93,42 +93,18 @@ def first_request_wire(
     return wire
 
 
-def first_chat_body(
-    text: str,
-    *,
-    model: str | None,
-    default_model: str,
-    instructions: str | None = None,
-    tools: list[str] | tuple[str, ...] = (),
-    effort: str | None = None,
-    temperature: float | None = None,
-    top_p: float | None = None,
-    max_output_tokens: int | None = None,
-) -> dict[str, Any] | None:
-    """The Chat Completions body (``to_chat_body(request).kwargs``) of the request
-    :func:`first_request_wire` describes, or ``None`` where that gives ``None``.
+def first_chat_body(wire: dict[str, Any]) -> dict[str, Any]:
+    """The Chat Completions body (``to_chat_body(request).kwargs``) of the request whose
+    Responses body :func:`first_request_wire` gave as ``wire``.
 
     In ``to_chat_body``'s order: instructions as a leading system message (when not empty), the
     question as the user message, streaming with usage, then the sampling values (the token
     limit as ``max_tokens``) and the effort as ``reasoning_effort`` (when not empty).
     """
-    wire = first_request_wire(
-        text,
-        model=model,
-        default_model=default_model,
-        instructions=instructions,
-        tools=tools,
-        effort=effort,
-        temperature=temperature,
-        top_p=top_p,
-        max_output_tokens=max_output_tokens,
-    )
-    if wire is None:
-        return None
     messages: list[dict[str, Any]] = []
     if wire.get("instructions"):
         messages.append({"role": "system", "content": wire["instructions"]})
-    messages.append({"role": "user", "content": text})
+    messages.extend(wire["input"])
     body: dict[str, Any] = {
         "model": wire["model"],
         "messages": messages,
