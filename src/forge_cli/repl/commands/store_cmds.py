@@ -10,6 +10,7 @@ from forge_cli.conversations.export import to_json, to_markdown, write_export
 from forge_cli.conversations.store import ConversationStore
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
+from forge_cli.repl.layout import Block, Columns, Para
 from forge_cli.wording import plural
 
 if TYPE_CHECKING:
@@ -47,13 +48,18 @@ async def load_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 @command("conversations", "List saved conversations")
 async def conversations_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     listing = _store(session).list()
-    lines = [
-        f"  {conv.id}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(conv.updated_at))}  "
-        f"{plural(len(conv.turns), 'turn'):>9}  {conv.title}"
+    rows = [
+        (
+            f"{conv.id}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(conv.updated_at))}",
+            f"{plural(len(conv.turns), 'turn'):>9}  {conv.title}",
+        )
         for conv in listing.conversations
     ]
-    lines.extend(f"  ! {problem}" for problem in listing.problems)
-    return CommandResult(message="\n".join(lines) if lines else "No saved conversations.")
+    # Wide: "ID  DATE    N turns  TITLE", the title wrapping under itself; narrow: the turns
+    # and the title under the id.
+    lines: list[Block] = [Columns(rows, max_left=40, right_hang=11)] if rows else []
+    lines += [Para(f"  ! {problem}", hang=4) for problem in listing.problems]
+    return CommandResult(message=lines or "No saved conversations.")
 
 
 @command(
