@@ -5,6 +5,7 @@ At 40 columns the terminal's own hard wrap used to cut the output of /search, /d
 every line ends before the last column, words wrap whole, continuation lines keep the entry's
 indent, a long token with no space (a file name) is folded but kept whole, and untrusted text
 (file names, snippets, questions) reaches the screen without its escape sequences.
+/conversations lists the newest 20 with a line saying how many more there are.
 """
 
 from __future__ import annotations
@@ -227,4 +228,26 @@ def test_history_fits_under_its_labels(chat: Callable[[int], Pty]) -> None:
     assert "/etc/zebra/zebra-service-configuration-directory/settings.toml" in _unfold(history)
     assert "and \\x1b[31mred\\x1b[0m?" in " ".join(history)
     assert term.colours() == {"default"}
+    term.close()
+
+
+@pytest.mark.parametrize("columns", [40, 100])
+def test_conversations_fit_and_the_list_is_bounded(
+    chat: Callable[[int], Pty], columns: int
+) -> None:
+    term = chat(columns)
+    listed = term.run("/conversations")
+    _fits(listed, columns, "  c20260101-", "    ", "... and 7 more")
+    shown = [row.split()[0] for row in listed if row.startswith("  c20260101-")]
+    assert shown == [f"c20260101-{n:08x}" for n in range(20)]  # the newest 20, newest first
+    footer = " ".join(" ".join(listed[-3:]).split())
+    assert "... and 7 more conversations (/conversations all lists every one" in footer
+    title = f"Question 0: {QUESTION}"[:59].rsplit(" ", 1)[0]  # the title is cut at 59 + "…"
+    _whole_words(listed, title, columns - 12)
+
+    everything = term.run("/conversations all")
+    assert len([row for row in everything if row.startswith("  c20260101-")]) == 27
+    assert not any("more conversations" in row for row in everything)
+    assert len([row for row in term.run("/conversations 3") if row.startswith("  c2026")]) == 3
+    assert term.run("/conversations few") == ["error: usage: /conversations [N|all]"]
     term.close()
