@@ -95,3 +95,8 @@ async def test_the_session_wraps_to_its_columns_and_errors_hang_under_their_text
     out.truncate()
     await session.handle_line("/frobnicate")
     assert out.getvalue() == "error: unknown command /frobnicate (hint: type /help for the list)\n"
+
+
+def test_a_long_path_folds_after_a_slash() -> None:
+    lines = wrap("Saved c1 to /tmp/forge/data/conversations/c20261127-709fdae9.json", 30)
+    assert lines == ["Saved c1 to /tmp/forge/data/", "conversations/", "c20261127-709fdae9.json"]

@@ -37,14 +37,28 @@ def cells(text: str) -> int:
     return sum(_char_cells(char) for char in text)
 
 
+_SEPARATORS = ("/\\", "_-.?&=:,;@#")
+
+
 def _fold(token: str, room: int) -> tuple[str, str]:
-    """``token`` cut after at most ``room`` cells (at least one character), and the rest."""
-    used = 0
+    """``token`` cut after at most ``room`` cells (at least one character), and the rest.
+
+    The cut comes after a separator (``/`` first, then ``_``, ``-``, ``.``...) past the first third
+    of the room: ``/tmp/data/`` + ``conversations/…``, not ``/tmp/dat`` + ``a/…``.
+    """
+    used, end = 0, len(token)
     for at, char in enumerate(token):
         used += _char_cells(char)
         if used > room:
-            return token[: max(at, 1)], token[max(at, 1) :]
-    return token, ""
+            end = max(at, 1)
+            break
+    if end == len(token):
+        return token, ""
+    for separators in _SEPARATORS:  # a path's own "/" first, then the other separators
+        cut = max(token.rfind(sep, 0, end) for sep in separators) + 1
+        if cut > 0 and cells(token[:cut]) * 3 >= room:
+            return token[:cut], token[cut:]
+    return token[:end], token[end:]
 
 
 def wrap(text: str, width: int | None, *, hang: int = 0) -> list[str]:
