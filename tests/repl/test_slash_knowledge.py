@@ -89,7 +89,7 @@ async def test_upload_docs_and_search_through_the_seam(
     assert await session.handle_line("/search walrus index")
     found = out.getvalue().splitlines()
     assert found[0].startswith("[1] walrus.txt (")
-    assert "rebuilt every night" in found[0]
+    assert found[1].startswith("    The walrus index is rebuilt every night")  # under the title
 
 
 async def test_search_without_an_active_store_is_an_error_line(

@@ -20,14 +20,18 @@ from forge_cli.sanitize import sanitize
 if TYPE_CHECKING:
     from forge_cli.knowledge.models import IngestResult
 
-__all__ = ["ProgressLine", "result_line"]
+__all__ = ["RESULT_INDENT", "ProgressLine", "result_line"]
+
+RESULT_INDENT = 11
+"""Where the text after the status column of a :func:`result_line` starts."""
 
 
 def result_line(result: IngestResult) -> str:
     """``ok         file_1  notes.md`` / ``rejected   -  blob.bin: binary content`` (sanitised)."""
     reason = f": {result.reason}" if result.reason else ""
     file_id = result.file.id if result.file is not None else "-"
-    return sanitize(f"{result.status:<9}  {file_id}  {result.filename}{reason}".replace("\n", " "))
+    status = result.status.ljust(RESULT_INDENT - 2)
+    return sanitize(f"{status}  {file_id}  {result.filename}{reason}".replace("\n", " "))
 
 
 class ProgressLine:

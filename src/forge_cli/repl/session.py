@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
@@ -25,8 +25,9 @@ from forge_cli.conversations.model import Conversation, SessionSettings, Turn
 from forge_cli.conversations.store import ConversationStore
 from forge_cli.errors import ForgeError
 from forge_cli.redact import redact
+from forge_cli.repl.layout import Block, Para, layout
 from forge_cli.repl.view import RendererView, TurnView, ViewFactory, view_end, view_sink
-from forge_cli.sanitize import sanitize
+from forge_cli.sanitize import sanitize, sanitize_inline
 
 if TYPE_CHECKING:
     from forge_cli.knowledge.client import KnowledgeClient
@@ -118,6 +119,7 @@ class ChatSession:
         self._outcome: TurnOutcome | None = None
         self._last: Response | None = None
         self._sigint_owned = False
+        self._columns: int | None = None
 
     # -- what answers -----------------------------------------------------------------------
 
@@ -266,15 +268,31 @@ class ChatSession:
             return
         self.vector_store_cache = _names_and_ids(stores)
 
-    def say(self, text: str) -> None:
-        """Print a line of session output."""
-        self.out.write(sanitize(redact(text)) + "\n")
-        self.out.flush()
+    @property
+    def columns(self) -> int | None:
+        """The width of the terminal the session prints on (``None`` when ``out`` is not a
+        terminal: nothing is wrapped). Read on every use, so a resized window is honoured."""
+        if self._columns is not None:
+            return self._columns
+        return _terminal_columns(self.out)
+
+    @columns.setter
+    def columns(self, value: int | None) -> None:
+        self._columns = value
+
+    def say(self, text: str | Sequence[Block]) -> None:
+        """Print session output (text or layout blocks), fitted to the terminal's width."""
+        self._print(self.out, text)
 
     def warn(self, text: str) -> None:
-        """Print an error line (the session goes on)."""
-        self.err.write(f"error: {sanitize(redact(text))}\n")
-        self.err.flush()
+        """Print an error line (the session goes on); it wraps under its text, not the label."""
+        self._print(self.err, [Para(f"error: {text}", hang=len("error: "))])
+
+    def _print(self, stream: TextIO, text: str | Sequence[Block]) -> None:
+        columns = self._columns if self._columns is not None else _terminal_columns(stream)
+        width = None if columns is None else max(20, columns - 1)
+        stream.write("".join(line + "\n" for line in layout(text, width, _clean)))
+        stream.flush()
 
     def _debug_traceback(self) -> None:
         """With debug on, the current exception's traceback (redacted, sanitised) on stderr."""
@@ -448,6 +466,25 @@ def _sigint_cancels(cancel: Callable[[], None]) -> Iterator[None]:
         loop.remove_signal_handler(signal.SIGINT)
         if sys.platform != "win32":
             signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _clean(row: str) -> str:
+    """A row of output as it may reach the terminal: secrets redacted, control and escape
+    characters shown as visible text (measured as shown, so the wrapping stays true)."""
+    return sanitize_inline(redact(row))
+
+
+def _terminal_columns(stream: TextIO) -> int | None:
+    """The columns of the terminal ``stream`` writes to; ``None`` when it is not a terminal."""
+    import os
+
+    try:
+        fd = stream.fileno()
+        if not os.isatty(fd):
+            return None
+        return os.get_terminal_size(fd).columns or None
+    except (AttributeError, ValueError, OSError):  # no descriptor (a test's StringIO)
+        return None
 
 
 def _names_and_ids(stores: Any) -> list[str]:

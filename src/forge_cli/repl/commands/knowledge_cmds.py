@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING
 
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
-from forge_cli.repl.knowledge import ProgressLine, result_line
+from forge_cli.repl.knowledge import RESULT_INDENT, ProgressLine, result_line
+from forge_cli.repl.layout import Columns, Para, numbered
 from forge_cli.wording import shorten
 
 if TYPE_CHECKING:
     from forge_cli.knowledge.client import KnowledgeClient
-    from forge_cli.knowledge.models import FileRecord, VectorStoreFile
+    from forge_cli.knowledge.models import FileRecord, IngestResult, VectorStoreFile
     from forge_cli.repl.session import ChatSession
 
 
@@ -68,24 +69,31 @@ async def upload_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     results = report.results
     if report.interrupted:  # Ctrl+C: what was committed is kept; say so and stop here
         kept = sum(1 for r in results if r.ok)
-        lines = [result_line(r) for r in results]
+        lines = [_result(r) for r in results]
         lines.append(
-            f"Interrupted: {kept} file(s) added to {store_id} and kept, "
-            f"{len(results) - kept} rejected, {report.not_started} not started."
+            Para(
+                f"Interrupted: {kept} file(s) added to {store_id} and kept, "
+                f"{len(results) - kept} rejected, {report.not_started} not started."
+            )
         )
-        return CommandResult(message="\n".join(lines))
+        return CommandResult(message=lines)
     if not results:
         return CommandResult(message="No supported files found.")
     stored = sum(1 for r in results if r.ok)
-    lines = [result_line(r) for r in results]
-    lines.append(f"Uploaded {stored} of {len(results)} file(s) into {target}.")
+    lines = [_result(r) for r in results]
+    lines.append(Para(f"Uploaded {stored} of {len(results)} file(s) into {target}."))
     if vs is None and target not in active:
         session.settings.vector_stores = [*active, target]
-        lines.append(f"{target} ({UPLOADS_STORE}) is now an active vector store.")
+        lines.append(Para(f"{target} ({UPLOADS_STORE}) is now an active vector store."))
     if session.settings.vector_stores and "file-search" not in session.settings.tools:
         session.settings.tools = [*session.settings.tools, "file-search"]  # as /vs use does
-        lines.append("File search is on.")
-    return CommandResult(message="\n".join(lines))
+        lines.append(Para("File search is on."))
+    return CommandResult(message=lines)
+
+
+def _result(result: IngestResult) -> Para:
+    """A file's outcome; a long one wraps under the file id, past the status column."""
+    return Para(result_line(result), hang=RESULT_INDENT)
 
 
 @command("docs", "List the documents of the active vector stores")
@@ -95,7 +103,8 @@ async def docs_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     docs = await list_documents(_knowledge(session), session.settings.vector_stores)
     if not docs:
         return CommandResult(message="No documents.")
-    return CommandResult(message="\n".join(f"  {_doc_id(d)}  {d.filename}" for d in docs))
+    rows = [(_doc_id(d), d.filename) for d in docs]
+    return CommandResult(message=[Columns(rows, max_left=40)])
 
 
 def _doc_id(doc: FileRecord | VectorStoreFile) -> str:
@@ -114,8 +123,9 @@ async def search_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     hits = await search_stores(_knowledge(session), session.settings.vector_stores, query)
     if not hits:
         return CommandResult(message="No results.")
-    lines = []
+    lines: list[Para] = []
     for number, hit in enumerate(hits, 1):
         snippet = shorten(" ".join(hit.text.split()), 160)
-        lines.append(f"[{number}] {hit.filename or hit.file_id} ({hit.score:.2f}): {snippet}")
-    return CommandResult(message="\n".join(lines))
+        title = numbered(number, f"{hit.filename or hit.file_id} ({hit.score:.2f})")
+        lines += [title, Para(" " * title.hang + snippet, hang=title.hang)]  # under the title
+    return CommandResult(message=lines)

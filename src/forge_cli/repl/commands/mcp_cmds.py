@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
+from forge_cli.repl.layout import Para
 from forge_cli.sanitize import sanitize_inline
 
 if TYPE_CHECKING:
@@ -26,8 +27,8 @@ def _manager(session: ChatSession) -> McpManager:
     return manager
 
 
-def _listing(manager: McpManager) -> str:
-    lines: list[str] = []
+def _listing(manager: McpManager) -> list[Para]:
+    lines: list[Para] = []
     tools = manager.all_tools()
     for name, conn in manager.connections.items():
         off = name in manager.disabled_servers
@@ -37,13 +38,13 @@ def _listing(manager: McpManager) -> str:
         head = f"{name} · {conn.spec.transport} · {state}"
         head += f" · {count}" if count else ""
         head += f" · approval {conn.spec.approval}"
-        lines.append(sanitize_inline(head))
-        lines.append(f"    {sanitize_inline(conn.spec.describe())}")
+        lines.append(Para(sanitize_inline(head), hang=2))
+        lines.append(Para(f"    {sanitize_inline(conn.spec.describe())}", hang=4))
         for tool in mine:
             mark = "-" if tool.name in manager.disabled_tools or off else "+"
             summary = tool.info.description.splitlines()[0] if tool.info.description else ""
-            lines.append(sanitize_inline(f"  {mark} {tool.name}  {summary[:70]}"))
-    return "\n".join(lines)
+            lines.append(Para(sanitize_inline(f"  {mark} {tool.name}  {summary[:70]}"), hang=6))
+    return lines
 
 
 def _toggle(manager: McpManager, name: str, on: bool) -> str:
@@ -62,9 +63,8 @@ async def mcp_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     manager = _manager(session)
     if not args or args == ["list"]:
         await manager.prepare()  # listing is a reason to start them
-        notices = manager.drain_notices()
-        listing = _listing(manager)
-        return CommandResult(message="\n".join([*notices, listing]) if notices else listing)
+        notices = [Para(notice, hang=2) for notice in manager.drain_notices()]
+        return CommandResult(message=[*notices, *_listing(manager)])
     if len(args) == 2 and args[0] in ("on", "off"):
         message = _toggle(manager, args[1], args[0] == "on")
         if args[0] == "on":

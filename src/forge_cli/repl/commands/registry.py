@@ -9,13 +9,14 @@ and the session prints them as one line.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from forge_cli.errors import UsageError
 
 if TYPE_CHECKING:
+    from forge_cli.repl.layout import Block
     from forge_cli.repl.session import ChatSession
 
 __all__ = ["REGISTRY", "Command", "CommandRegistry", "CommandResult", "Handler", "command"]
@@ -23,9 +24,13 @@ __all__ = ["REGISTRY", "Command", "CommandRegistry", "CommandResult", "Handler",
 
 @dataclass(frozen=True)
 class CommandResult:
-    """What a command asks the session to do next: print, send a message, or exit."""
+    """What a command asks the session to do next: print, send a message, or exit.
 
-    message: str | None = None
+    ``message`` is plain text or layout blocks (:mod:`forge_cli.repl.layout`); the session fits
+    either to the terminal's width.
+    """
+
+    message: str | Sequence[Block] | None = None
     send: str | None = None
     exit: bool = False
 

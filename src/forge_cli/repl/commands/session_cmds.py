@@ -3,12 +3,11 @@ copy, retry, edit."""
 
 from __future__ import annotations
 
-import shutil
-import textwrap
 from typing import TYPE_CHECKING
 
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import REGISTRY, CommandResult, command
+from forge_cli.repl.layout import Columns, Para, numbered
 from forge_cli.wording import shorten
 
 if TYPE_CHECKING:
@@ -26,48 +25,18 @@ def on_off(args: list[str], what: str) -> bool:
 
 @command("help", "Show the commands", aliases=("?",))
 async def help_cmd(session: ChatSession, args: list[str]) -> CommandResult:
-    columns = shutil.get_terminal_size((100, 24)).columns
-    header = "Commands (//text sends a message starting with /):"
-    lines = textwrap.wrap(header, width=max(20, columns - 1), subsequent_indent="  ")
-    lines += help_lines([(c.usage, _summary(c.summary, c.aliases)) for c in REGISTRY], columns)
-    lines += textwrap.wrap(
-        "Keys: Alt+Enter new line · Ctrl+C cancel answer · Ctrl+D quit",
-        width=max(20, columns - 1),
-        subsequent_indent="  ",
+    rows = [(c.usage, _summary(c.summary, c.aliases)) for c in REGISTRY]
+    return CommandResult(
+        message=[
+            Para("Commands (//text sends a message starting with /):", hang=2),
+            Columns(rows),
+            Para("Keys: Alt+Enter new line · Ctrl+C cancel answer · Ctrl+D quit", hang=2),
+        ]
     )
-    return CommandResult(message="\n".join(lines))
 
 
 def _summary(summary: str, aliases: tuple[str, ...]) -> str:
     return summary + (f" (also {', '.join('/' + a for a in aliases)})" if aliases else "")
-
-
-def help_lines(rows: list[tuple[str, str]], columns: int) -> list[str]:
-    """Two columns that fit ``columns``: descriptions wrap at word boundaries under their own
-    column; on a narrow terminal each description goes under its command, indented."""
-    usage_width = min(max(len(usage) for usage, _ in rows), 26)
-    text_width = columns - 1 - (2 + usage_width + 2)
-    lines: list[str] = []
-    if text_width < 24:  # narrow: the command on its own line, the text below it
-        for usage, text in rows:
-            lines.append(f"  {usage}")
-            lines += textwrap.wrap(
-                text,
-                width=max(16, columns - 7),
-                initial_indent="      ",
-                subsequent_indent="      ",
-            )
-        return lines
-    indent = " " * (2 + usage_width + 2)
-    for usage, text in rows:
-        wrapped = textwrap.wrap(text, width=text_width) or [""]
-        if len(usage) > usage_width:
-            lines.append(f"  {usage}")
-            lines += [indent + part for part in wrapped]
-            continue
-        lines.append(f"  {usage.ljust(usage_width)}  {wrapped[0]}")
-        lines += [indent + part for part in wrapped[1:]]
-    return lines
 
 
 @command("exit", "Leave the chat (it is saved)", aliases=("quit", "q"))
@@ -100,30 +69,30 @@ async def new_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 @command("status", "Show backend, model, tools, vector stores and tokens")
 async def status_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     conv, settings = session.conversation, session.settings
-    lines = [
-        f"conversation  {conv.id}{f' ({conv.name})' if conv.name else ''}",
-        f"backend       {conv.api or '?'}{f' {conv.base_url}' if conv.base_url else ''}",
-        f"model         {settings.model or session.default_model or 'default'}",
-        f"effort        {settings.effort or 'default'}",
-        *_scope_lines(session),
-        f"reasoning     {'shown' if settings.reasoning else 'hidden'}",
-        f"turns         {len(conv.turns)}",
-        f"tokens used   {conv.tokens_used}",
+    rows = [
+        ("conversation", f"{conv.id}{f' ({conv.name})' if conv.name else ''}"),
+        ("backend", f"{conv.api or '?'}{f' {conv.base_url}' if conv.base_url else ''}"),
+        ("model", f"{settings.model or session.default_model or 'default'}"),
+        ("effort", f"{settings.effort or 'default'}"),
+        *_scope_rows(session),
+        ("reasoning", f"{'shown' if settings.reasoning else 'hidden'}"),
+        ("turns", f"{len(conv.turns)}"),
+        ("tokens used", f"{conv.tokens_used}"),
     ]
-    return CommandResult(message="\n".join(lines))
+    return CommandResult(message=[Columns(rows, indent=0, gap=1, min_right=16, under=2)])
 
 
-def _scope_lines(session: ChatSession) -> list[str]:
+def _scope_rows(session: ChatSession) -> list[tuple[str, str]]:
     settings = session.settings
     if not settings.tools and session.conversation.api == "local":
         scope = session.default_scope or "all stores"
         return [
-            "tools         none enabled: the built-in engine runs file-search by default",
-            f"vector stores {scope} (engine.default_vector_stores)",
+            ("tools", "none enabled: the built-in engine runs file-search by default"),
+            ("vector stores", f"{scope} (engine.default_vector_stores)"),
         ]
     return [
-        f"tools         {', '.join(settings.tools) or 'none'}",
-        f"vector stores {', '.join(settings.vector_stores) or 'none'}",
+        ("tools", f"{', '.join(settings.tools) or 'none'}"),
+        ("vector stores", f"{', '.join(settings.vector_stores) or 'none'}"),
     ]
 
 
@@ -145,13 +114,14 @@ async def history_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     turns = session.conversation.turns[-count:] if count > 0 else []
     if not turns:
         return CommandResult(message="No history yet.")
-    lines: list[str] = []
+    entries: list[Para] = []
     for turn in turns:
         answer = " ".join(turn.text.split())
         mark = "" if turn.status == "completed" else f" [{turn.status}]"
-        lines.append(f"you> {shorten(' '.join(turn.user.split()), 200)}")
-        lines.append(f"ai>  {shorten(answer, 200)}{mark}")
-    return CommandResult(message="\n".join(lines))
+        # Each entry wraps under its own text, past the "you> " / "ai>  " label.
+        entries.append(Para(f"you> {shorten(' '.join(turn.user.split()), 200)}", hang=5))
+        entries.append(Para(f"ai>  {shorten(answer, 200)}{mark}", hang=5))
+    return CommandResult(message=entries)
 
 
 @command("sources", "Show the sources of the last answer")
@@ -162,7 +132,7 @@ async def sources_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     sources = sources_of(last) if last is not None else []
     if not sources:
         return CommandResult(message="The last answer cited no sources.")
-    return CommandResult(message="\n".join(f"[{n}] {label}" for n, label in sources))
+    return CommandResult(message=[numbered(n, label) for n, label in sources])
 
 
 @command("copy", "Copy the last answer to the clipboard")

@@ -9,23 +9,23 @@ from forge_cli.config.tools import LOCAL_UNAVAILABLE_TOOLS
 from forge_cli.errors import ForgeError, UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
 from forge_cli.repl.commands.session_cmds import ON_OFF, on_off
-from forge_cli.sanitize import sanitize
+from forge_cli.repl.layout import Block, Columns, Para
 from forge_cli.wording import plural
 
 if TYPE_CHECKING:
     from forge_cli.repl.session import ChatSession
 
 
-def _tool_list(session: ChatSession) -> str:
+def _tool_list(session: ChatSession) -> list[Para]:
     enabled = session.settings.tools
     lines = [f"  [{'x' if name in enabled else ' '}] {name}" for name in TOOL_NAMES]
-    lines += [f"  [x] functions of {sanitize(path)}" for path in session.function_files]
-    return "\n".join(lines)
+    lines += [f"  [x] functions of {path}" for path in session.function_files]
+    return [Para(line, hang=6) for line in lines]  # a long path wraps under the name
 
 
 @command("tools", "List tools and whether each is on")
 async def tools_cmd(session: ChatSession, args: list[str]) -> CommandResult:
-    return CommandResult(message="Tools:\n" + _tool_list(session))
+    return CommandResult(message=[Para("Tools:"), *_tool_list(session)])
 
 
 @command("tool", "Turn a tool on or off", usage="/tool on|off NAME", arguments=("on", "off"))
@@ -45,20 +45,22 @@ async def tool_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     return CommandResult(message=f"{name} {'on' if enable else 'off'}.")
 
 
-async def _vs_list(session: ChatSession) -> str:
+async def _vs_list(session: ChatSession) -> list[Block]:
     active = session.settings.vector_stores
-    lines = [f"Active: {', '.join(active) or 'none'}"]
+    lines: list[Block] = [Para(f"Active: {', '.join(active) or 'none'}", hang=len("Active: "))]
     if session.knowledge is not None:
         stores = await session.knowledge.list_vector_stores()
         session.vector_store_cache = list(
             dict.fromkeys([*(s.id for s in stores), *(s.name for s in stores if s.name)])
         )
+        rows: list[tuple[str, str]] = []
         for store in stores:
             # ``--vs NAME`` keeps the name it was given; ``/vs use`` stores ids.
             mark = "*" if store.id in active or (store.name and store.name in active) else " "
             count = plural(store.file_counts.total, "file")
-            lines.append(f" {mark} {store.id}  {store.name} ({count})")
-    return "\n".join(lines)
+            rows.append((f"{mark} {store.id}", f"{store.name} ({count})"))
+        lines.append(Columns(rows, indent=1, max_left=40))
+    return lines
 
 
 async def _known(session: ChatSession, refs: list[str]) -> list[str]:
@@ -133,14 +135,16 @@ async def model_cmd(session: ChatSession, args: list[str]) -> CommandResult:
             )
         session.settings.model = args[0]
         return CommandResult(message=f"Model: {_current(session)}.")
-    lines = [f"Model: {_current(session)}."]
+    lines = [Para(f"Model: {_current(session)}.", hang=2)]
     if models:
         shown = models[:40]
-        lines.append(f"Models offered ({len(models)}):")
-        lines += [f"  {'*' if name == _current(session) else ' '} {name}" for name in shown]
+        lines.append(Para(f"Models offered ({len(models)}):"))
+        lines += [
+            Para(f"  {'*' if name == _current(session) else ' '} {name}", hang=4) for name in shown
+        ]
         if len(models) > len(shown):
-            lines.append(f"  ... and {len(models) - len(shown)} more")
-    return CommandResult(message="\n".join(lines))
+            lines.append(Para(f"  ... and {len(models) - len(shown)} more"))
+    return CommandResult(message=lines)
 
 
 def _current(session: ChatSession) -> str:

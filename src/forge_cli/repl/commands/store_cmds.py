@@ -10,6 +10,7 @@ from forge_cli.conversations.export import to_json, to_markdown, write_export
 from forge_cli.conversations.store import ConversationStore
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import CommandResult, command
+from forge_cli.repl.layout import Block, Columns, Para
 from forge_cli.wording import plural
 
 if TYPE_CHECKING:
@@ -44,16 +45,64 @@ async def load_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     )
 
 
-@command("conversations", "List saved conversations")
+CONVERSATIONS_SHOWN = 20
+"""How many saved conversations ``/conversations`` lists without an argument (the newest)."""
+
+_CONVERSATIONS_USAGE = "/conversations [N|all]"
+
+
+@command(
+    "conversations",
+    f"List the newest saved conversations ({CONVERSATIONS_SHOWN}; N or all for more)",
+    usage=_CONVERSATIONS_USAGE,
+    arguments=("all",),
+)
 async def conversations_cmd(session: ChatSession, args: list[str]) -> CommandResult:
-    listing = _store(session).list()
-    lines = [
-        f"  {conv.id}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(conv.updated_at))}  "
-        f"{plural(len(conv.turns), 'turn'):>9}  {conv.title}"
-        for conv in listing.conversations
+    limit = _conversations_limit(args)
+    listing = _store(session).list()  # newest first
+    conversations = listing.conversations
+    shown = conversations if limit is None else conversations[:limit]
+    rows = [
+        (
+            f"{conv.id}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(conv.updated_at))}",
+            f"{plural(len(conv.turns), 'turn'):>9}  {conv.title}",
+        )
+        for conv in shown
     ]
-    lines.extend(f"  ! {problem}" for problem in listing.problems)
-    return CommandResult(message="\n".join(lines) if lines else "No saved conversations.")
+    problems = listing.problems if limit is None else listing.problems[:_PROBLEMS_SHOWN]
+    # Wide: "ID  DATE    N turns  TITLE", the title wrapping under itself; narrow: the turns
+    # and the title under the id.
+    lines: list[Block] = [Columns(rows, max_left=40, right_hang=11)] if rows else []
+    lines += [Para(f"  ! {problem}", hang=4) for problem in problems]
+    hidden = len(conversations) - len(shown)
+    unlisted = len(listing.problems) - len(problems)
+    if hidden or unlisted:
+        more = [plural(hidden, "more conversation")] if hidden else []
+        more += [plural(unlisted, "more unreadable file")] if unlisted else []
+        lines.append(
+            Para(
+                f"... and {' and '.join(more)} (/conversations all lists every one, "
+                "/conversations N the newest N)",
+                hang=4,
+            )
+        )
+    if not lines:
+        return CommandResult(message="No saved conversations.")
+    return CommandResult(message=lines)
+
+
+_PROBLEMS_SHOWN = 5
+
+
+def _conversations_limit(args: list[str]) -> int | None:
+    """How many ``/conversations`` lists: ``None`` for all."""
+    if not args:
+        return CONVERSATIONS_SHOWN
+    if len(args) == 1 and args[0].lower() == "all":
+        return None
+    if len(args) == 1 and args[0].isdigit() and int(args[0]) > 0:
+        return int(args[0])
+    raise UsageError(f"usage: {_CONVERSATIONS_USAGE}")
 
 
 @command(

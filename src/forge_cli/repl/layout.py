@@ -1,0 +1,192 @@
+"""How slash-command output fits the terminal: one wrapper for every command.
+
+A command returns its output as plain text or as *blocks*: a :class:`Para` (one line of text
+whose continuation lines hang under a given column) or :class:`Columns` (rows of two columns, the
+right one wrapping under itself; on a narrow terminal the right text goes under its left one).
+:func:`layout` turns them into lines no wider than the terminal: words wrap at spaces, a token
+with no space in it (a path, a URL, an id) that cannot fit is folded across lines, never dropped.
+Widths are counted in terminal cells (a CJK character takes two).
+
+The session sanitises each row before it measures it (an escape sequence is shown as visible
+text, and measured as what is shown). Without a width (output that is not a terminal) nothing is
+wrapped: a pipe gets whole lines.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["Block", "Columns", "Para", "cells", "layout", "numbered", "wrap"]
+
+_PIECES = re.compile(r"\S+|\s+")
+
+
+def _char_cells(char: str) -> int:
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def cells(text: str) -> int:
+    """How many terminal cells ``text`` takes."""
+    if text.isascii():
+        return len(text)
+    return sum(_char_cells(char) for char in text)
+
+
+_SEPARATORS = ("/\\", "_-.?&=:,;@#")
+
+
+def _fold(token: str, room: int) -> tuple[str, str]:
+    """``token`` cut after at most ``room`` cells (at least one character), and the rest.
+
+    The cut comes after a separator (``/`` first, then ``_``, ``-``, ``.``...) past the first third
+    of the room: ``/tmp/data/`` + ``conversations/…``, not ``/tmp/dat`` + ``a/…``.
+    """
+    used, end = 0, len(token)
+    for at, char in enumerate(token):
+        used += _char_cells(char)
+        if used > room:
+            end = max(at, 1)
+            break
+    if end == len(token):
+        return token, ""
+    for separators in _SEPARATORS:  # a path's own "/" first, then the other separators
+        cut = max(token.rfind(sep, 0, end) for sep in separators) + 1
+        if cut > 0 and cells(token[:cut]) * 3 >= room:
+            return token[:cut], token[cut:]
+    return token[:end], token[end:]
+
+
+def wrap(text: str, width: int | None, *, hang: int = 0) -> list[str]:
+    """``text`` (one line) in lines of at most ``width`` cells; continuation lines start with
+    ``hang`` spaces. The first line keeps its own leading spaces; runs of spaces inside a line are
+    kept (aligned columns), the spaces at a break are dropped. A word that fits no line is folded.
+    """
+    text = text.rstrip()
+    if width is None or cells(text) <= width:
+        return [text]
+    hang = max(0, min(hang, width // 2))  # a continuation always has room for some text
+    lines: list[str] = []
+    line, used = "", 0
+    for piece in _PIECES.findall(text):
+        size = cells(piece)
+        if piece.isspace():
+            # Spaces inside a line are kept, and the first line's indent; a continuation's
+            # leading spaces (the break) are dropped.
+            if line.strip() or not lines:
+                line, used = line + piece, used + size
+            continue
+        if used + size <= width:
+            line, used = line + piece, used + size
+            continue
+        if line.strip() and hang + size <= width:  # the word fits on a line of its own
+            lines.append(line.rstrip())
+            line, used = " " * hang + piece, hang + size
+            continue
+        # Too long for any line: fold it, starting where we are (if a few cells are left).
+        if line.strip() and width - used < 8:
+            lines.append(line.rstrip())
+            line, used = " " * hang, hang
+        while piece:
+            head, piece = _fold(piece, max(1, width - used))
+            line += head
+            if piece:
+                lines.append(line)
+                line, used = " " * hang, hang
+            else:
+                used = cells(line)
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+@dataclass(frozen=True)
+class Para:
+    """One line of text; when it wraps, its continuation lines hang ``hang`` cells in."""
+
+    text: str
+    hang: int = 0
+
+    def lines(self, width: int | None, clean: Callable[[str], str]) -> list[str]:
+        return wrap(clean(self.text), width, hang=self.hang)
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Rows of two columns: ``indent`` spaces, the left text padded to the widest (at most
+    ``max_left`` cells), ``gap`` spaces, then the right text wrapping under its own column.
+
+    When the right column would get fewer than ``min_right`` cells, each row becomes the left
+    text on its line and the right text under it, ``under`` cells in.
+    """
+
+    rows: Sequence[tuple[str, str]]
+    indent: int = 2
+    gap: int = 2
+    max_left: int = 26
+    min_right: int = 24
+    under: int = 6
+    left_width: int | None = field(default=None)
+    """A fixed width for the left column (else the widest left text, up to ``max_left``)."""
+    right_hang: int = 0
+    """How much further in than the right column its continuation lines start (a right text
+    that is itself two columns wraps under its second one)."""
+
+    def lines(self, width: int | None, clean: Callable[[str], str]) -> list[str]:
+        rows = [(clean(left), clean(right)) for left, right in self.rows]
+        if not rows:
+            return []
+        left_width = self.left_width
+        if left_width is None:
+            left_width = min(max(cells(left) for left, _ in rows), self.max_left)
+        column = self.indent + left_width + self.gap
+        pad = " " * self.indent
+        out: list[str] = []
+        if width is not None and width - column < self.min_right:
+            for left, right in rows:
+                out += wrap(pad + left, width, hang=self.indent + 2)
+                if right.strip():  # its own alignment padding has no use here
+                    out += wrap(" " * self.under + right.lstrip(), width, hang=self.under)
+            return out
+        for left, right in rows:
+            if cells(left) > left_width:  # a long left text: the right one goes under it
+                out += wrap(pad + left, width, hang=self.indent + 2)
+                if right:
+                    out += wrap(" " * column + right, width, hang=column)
+                continue
+            spaces = " " * (left_width - cells(left) + self.gap)
+            out += wrap(pad + left + spaces + right, width, hang=column + self.right_hang)
+        return out
+
+
+Block = Para | Columns
+
+
+def numbered(number: int, text: str) -> Para:
+    """``[n] text`` (a search hit, a source), its continuation lines under the text."""
+    label = f"[{number}] "
+    return Para(label + text, hang=len(label))
+
+
+def layout(
+    output: str | Iterable[Block], width: int | None, clean: Callable[[str], str]
+) -> list[str]:
+    """The lines of a command's ``output`` at ``width`` cells (``None``: no wrapping).
+
+    ``clean`` makes each row safe to print (sanitised, secrets redacted) before it is measured.
+    Plain text wraps line by line, each continuation under the line's own indentation.
+    """
+    if isinstance(output, str):
+        blocks: Iterable[Block] = [
+            Para(line, len(line) - len(line.lstrip(" "))) for line in output.split("\n")
+        ]
+    else:
+        blocks = output
+    lines: list[str] = []
+    for block in blocks:
+        lines += block.lines(width, clean)
+    return lines
