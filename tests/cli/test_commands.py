@@ -428,3 +428,20 @@ def test_help_fast_path_imports_no_click() -> None:
     assert proc.returncode == 0
     assert proc.stdout.startswith("Usage: forge [OPTIONS]")
     assert proc.stderr.endswith("CLICK False")
+
+
+@pytest.mark.parametrize("group", ["config", "conversations", "files", "templates", "vs"])
+def test_a_group_without_its_command_shows_its_help(forge: Run, group: str) -> None:
+    """``forge vs`` alone: the group's help page, line by line (it was one error line with
+    every newline shown as a literal ``\\n``), and the usage-error exit code."""
+    proc = forge(group)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert lines[0] == f"Usage: forge {group} [OPTIONS] COMMAND [ARGS]..."
+    assert "\\n" not in proc.stderr
+    assert "forge: error" not in proc.stderr
+    assert "Commands:" in lines
+    commands = lines[lines.index("Commands:") + 1 :]
+    assert len(commands) >= 4
+    assert all(line.startswith("  ") for line in commands)

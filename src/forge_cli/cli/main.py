@@ -165,6 +165,11 @@ def run(args: Sequence[str]) -> int:
         return int(exc.exit_code)
     except click.Abort:
         return _fail("interrupted", EXIT_INTERRUPTED)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        # ``forge vs`` alone: the group's help page, as click shows it (its message is the whole
+        # page; as one error line every newline became a literal ``\n``).
+        sys.stderr.write(exc.format_message().rstrip("\n") + "\n")
+        return exc.exit_code or EXIT_USAGE
     except click.ClickException as exc:
         return _fail(exc.format_message(), exc.exit_code or EXIT_USAGE)
     except OutputClosed as exc:
