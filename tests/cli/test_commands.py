@@ -411,11 +411,15 @@ def test_help_page_without_click_is_clicks_page_at_every_width() -> None:
         "    os.environ['COLUMNS'] = str(columns)\n"
         "    out = io.StringIO()\n"
         "    with redirect_stdout(out):\n        run(['--help'])\n"
-        "    same.append(page == out.getvalue())\n"
-        "print(json.dumps([loaded, same.count(False), len(same)]))\n"
+        "    same.append(page == out.getvalue() if page is not None else columns)\n"
+        "print(json.dumps([loaded, same.count(False), len(same), [c for c in same if c > 1]]))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert json.loads(proc.stdout) == [False, 0, 181]
+    loaded, different, pages, deferred = json.loads(proc.stdout)
+    assert [loaded, different, pages] == [False, 0, 181]
+    # Only a page too narrow for its longest words (it would cut one) is left to click.
+    assert deferred
+    assert max(deferred) < 40
 
 
 def test_help_fast_path_imports_no_click() -> None:
