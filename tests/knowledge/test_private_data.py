@@ -7,6 +7,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -179,3 +180,31 @@ def test_a_second_writer_of_a_conversation_is_refused(tmp_path: Path) -> None:
     with store.open_for_writing(conversation.id):  # released: free again
         pass
     assert not list((tmp_path / "conversations").glob(".*.lock"))
+
+
+def test_a_directory_the_walk_cannot_read_is_reported_not_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sub-directory that cannot be listed (permission denied) was left out without a word:
+    the summary said nothing of the files in it. It is a rejected entry with the reason, and
+    the other files still go in. (``os.scandir`` fails for it here, as it does for a user
+    without the permission; root ignores permission bits.)"""
+    tree = tmp_path / "notes"
+    (tree / "locked").mkdir(parents=True)
+    (tree / "locked" / "inside.md").write_text("# Hidden\n\nnever listed")
+    (tree / "a.md").write_text("# A\n\nan ordinary note")
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with KnowledgeStore(tmp_path / "k.db") as store:
+        report = store.ingest_paths([tree])
+    by_name = {Path(r.path or "").name: r for r in report.results}
+    assert by_name["a.md"].status == "ok"
+    assert by_name["locked"].status == "rejected"
+    assert by_name["locked"].reason == "cannot read the directory (Permission denied)"
+    assert "inside.md" not in by_name

@@ -267,17 +267,23 @@ def walk_paths(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, str 
 
     The walk never leaves the tree: symlinked directories are not entered, and a symlinked file
     whose target lies outside the directory given is refused (so a ``notes/passwd.md ->
-    /etc/passwd`` planted in a tree is reported, never ingested). Files named explicitly are
-    taken as given.
+    /etc/passwd`` planted in a tree is reported, never ingested). A directory that cannot be
+    listed is reported too (``cannot read the directory (Permission denied)``). Files named
+    explicitly are taken as given.
     """
     result: list[tuple[Path, str | None]] = []
+
+    def unreadable(error: OSError) -> None:  # a directory that cannot be listed: say so
+        reason = error.strerror or type(error).__name__
+        result.append((Path(error.filename), f"cannot read the directory ({reason})"))
+
     for raw in paths:
         path = Path(raw)
         if not path.is_dir():
             result.append((path, None))
             continue
         tree = path.resolve()
-        for root, dirs, files in os.walk(path):
+        for root, dirs, files in os.walk(path, onerror=unreadable):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in GENERATED_DIRS)
             for name in sorted(files):
                 if name.startswith(".") or is_generated(name):
