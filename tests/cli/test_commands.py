@@ -449,3 +449,35 @@ def test_a_group_without_its_command_shows_its_help(forge: Run, group: str) -> N
     commands = lines[lines.index("Commands:") + 1 :]
     assert len(commands) >= 4
     assert all(line.startswith("  ") for line in commands)
+
+
+def test_conversations_delete_asks_and_a_no_or_no_answer_keeps_it(
+    forge: Run, script_file: Callable[..., Path]
+) -> None:
+    """Answering "n" said `forge: error: interrupted` (exit 130), as did a script with no
+    answer to give; "n" now keeps the conversation quietly (exit 0), and no answer at all is a
+    usage error naming --yes, on a line of its own."""
+    script = script_file(ANSWER_SCRIPT)
+    chat = forge("chat", input="hello\n", env={"FORGE_TEST_BACKEND": str(script)})
+    assert chat.returncode == 0, chat.stderr
+    conv_id = forge("conversations", "list").stdout.split()[0]
+
+    declined = forge("conversations", "delete", conv_id, input="n\n")
+    assert declined.returncode == 0, declined.stderr
+    assert declined.stderr.endswith(f"[y/N]: Kept {conv_id} (not deleted).\n")
+    assert "error" not in declined.stderr
+
+    unanswered = forge("conversations", "delete", conv_id, input="")
+    assert unanswered.returncode == 2
+    lines = unanswered.stderr.splitlines()
+    assert lines[0].endswith("[y/N]: ")
+    assert lines[1:] == [
+        f"forge: error: {conv_id} was not deleted: no answer to the question "
+        "(hint: add --yes to delete without asking)"
+    ]
+    assert forge("conversations", "show", conv_id).returncode == 0  # kept both times
+
+    deleted = forge("conversations", "delete", conv_id, input="y\n")
+    assert deleted.returncode == 0
+    assert deleted.stderr.endswith(f"Deleted {conv_id}\n")
+    assert forge("conversations", "show", conv_id).returncode == 2
