@@ -481,3 +481,20 @@ def test_conversations_delete_asks_and_a_no_or_no_answer_keeps_it(
     assert deleted.returncode == 0
     assert deleted.stderr.endswith(f"Deleted {conv_id}\n")
     assert forge("conversations", "show", conv_id).returncode == 2
+
+
+def test_config_set_api_key_reads_a_piped_key_without_warnings(forge: Run) -> None:
+    """`pass show key | forge config set api_key`: the key was read through getpass, which
+    printed Python's `GetPassWarning: Can not control echo on the terminal` and `Password input
+    may be echoed`; an empty stdin ended as `forge: error: interrupted` (exit 130)."""
+    secret = "sk-piped-0123456789"
+    stored = forge("config", "set", "api_key", input=secret + "\n")
+    assert stored.returncode == 0, stored.stderr
+    assert "Warning" not in stored.stderr
+    assert secret not in stored.stderr + stored.stdout
+    assert stored.stderr.startswith("api_key = (hidden)  [profile default,")
+    assert 'api_key = "(set)"' in forge("config", "show").stdout
+
+    empty = forge("config", "set", "api_key", input="")
+    assert empty.returncode == 2
+    assert "no api_key on standard input" in _one_error_line(empty)
