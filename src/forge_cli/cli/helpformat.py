@@ -11,7 +11,6 @@ with the same rules.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterable
 
 import click
@@ -30,6 +29,8 @@ class HelpFormatter(click.HelpFormatter):
         if width is None:
             width = click.formatting.FORCED_WIDTH
         if width is None:
+            import shutil  # only for a help page: a search or an answer never loads it
+
             columns = shutil.get_terminal_size().columns
             width = max(min(columns, max_width or 80) - 2, HELP_MIN_WIDTH)
         super().__init__(indent_increment, width, max_width)
