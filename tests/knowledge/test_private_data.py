@@ -208,3 +208,19 @@ def test_a_directory_the_walk_cannot_read_is_reported_not_dropped(
     assert by_name["locked"].status == "rejected"
     assert by_name["locked"].reason == "cannot read the directory (Permission denied)"
     assert "inside.md" not in by_name
+
+
+def test_a_broken_or_looping_symlink_is_named_as_such(tmp_path: Path) -> None:
+    """A dangling symlink or a loop was reported as "a symlink that leads outside the
+    directory", which sends the user looking for a target that is not there."""
+    tree = tmp_path / "notes"
+    tree.mkdir()
+    (tree / "a.md").write_text("# A\n\nan ordinary note")
+    (tree / "dangling.md").symlink_to(tmp_path / "missing.md")
+    (tree / "loop1.md").symlink_to(tree / "loop2.md")
+    (tree / "loop2.md").symlink_to(tree / "loop1.md")
+    with KnowledgeStore(tmp_path / "k.db") as store:
+        report = store.ingest_paths([tree])
+    reasons = {Path(r.path or "").name: r.reason for r in report.results}
+    broken = "skipped: a broken symlink (its target is missing, or it loops)"
+    assert reasons == {"a.md": None, "dangling.md": broken, "loop1.md": broken, "loop2.md": broken}
