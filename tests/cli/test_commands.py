@@ -498,3 +498,24 @@ def test_config_set_api_key_reads_a_piped_key_without_warnings(forge: Run) -> No
     empty = forge("config", "set", "api_key", input="")
     assert empty.returncode == 2
     assert "no api_key on standard input" in _one_error_line(empty)
+
+
+@pytest.mark.parametrize("command", ["ask", "chat"])
+def test_no_model_for_the_chat_api_says_how_to_list_them(forge: Run, command: str) -> None:
+    """The fix for "no model set for the chat API" needs a model name the server knows: the
+    hint names the command that lists them, for this server."""
+    url = "http://127.0.0.1:9/v1"
+    args = [command, "--api", "chat", "--base-url", url, *(["hi"] if command == "ask" else [])]
+    proc = forge(*args)
+    assert proc.returncode == 2
+    line = _one_error_line(proc)
+    assert "no model set for the chat API" in line
+    assert f"forge models --api chat --base-url {url}" in line
+
+
+def test_the_model_hint_never_shows_url_credentials(forge: Run) -> None:
+    proc = forge("ask", "--api", "chat", "--base-url", "http://me:s3cret@127.0.0.1:9/v1?k=v", "hi")
+    line = _one_error_line(proc)
+    assert "s3cret" not in line
+    assert "k=v" not in line
+    assert "--base-url http://127.0.0.1:9/v1`" in line
