@@ -80,3 +80,46 @@ async def test_model_command_lists_and_checks(tmp_path: Path) -> None:
     await session.handle_line("/model gpt-foo")
     assert "cannot answer as 'gpt-foo'" in out.getvalue()
     assert session.settings.model is None
+
+
+@pytest.mark.pty
+@pytest.mark.parametrize("columns", [40, 100, 200])
+def test_doctor_wraps_its_lines_at_word_boundaries(tmp_path: Path, columns: int) -> None:
+    """At a terminal each check's text wraps under the text column, never cut mid-word by the
+    terminal (at 40 columns the engine line read "answers a / re passages ... mode / l")."""
+    import os
+    import sys
+
+    import pexpect
+    import pyte
+
+    env = {
+        **os.environ,
+        "TERM": "xterm",
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+    }
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "forge_cli.cli", "doctor"],
+        env=env,
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(60, columns),
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    screen = pyte.Screen(columns, 60)
+    pyte.Stream(screen).feed(child.before or "")
+    lines = [line.rstrip() for line in screen.display if line.strip()]
+    start = next(i for i, line in enumerate(lines) if line.startswith("ok    engine   "))
+    end = next(i for i, line in enumerate(lines) if line.startswith("ok    store"))
+    engine = lines[start:end]
+    for line in engine:
+        assert len(line) < columns, line  # a full row is the terminal wrapping the line
+    for line in engine[1:]:
+        assert line.startswith(" " * 15), line  # continued under the text column
+    words = " ".join(" ".join(engine).split())
+    assert words.startswith("ok engine retrieval-only: answers are passages from your documents")
+    assert words.endswith("`engine.upstream_model NAME`")

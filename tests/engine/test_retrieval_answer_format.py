@@ -3,6 +3,7 @@ plain statement that no model is configured with how to configure one."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -77,3 +78,61 @@ async def test_nothing_found_still_says_how_to_configure_a_model(tmp_path: Path)
     assert "no language model is configured" in content["text"]
     assert content["text"].rstrip().endswith(MODEL_HINT)
     assert content["annotations"] == []
+
+
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)")
+
+
+def _unpaired_backticks(line: str) -> str:
+    """What is left of ``line`` once its code spans and escaped backticks are taken out."""
+    return _CODE_SPAN.sub("", line.replace("\\`", "")).count("`") * "`"
+
+
+async def test_a_quote_never_splits_or_clips_an_inline_code_span(tmp_path: Path) -> None:
+    """ "PATH... [--vs ID]" inside a code span is no sentence end: split there, the quote began
+    with "[--vs ID]` uploads" and every later pair of backticks paired the wrong way (rendered:
+    "[--vs ID]uploads files, with progress;/docslists")."""
+    upload = (
+        "- `/upload PATH... [--vs ID]` uploads files, with progress; `/docs` lists the documents "
+        "of the active vector stores; `/search QUERY` searches them."
+    )
+    long_code = "Run " + " ".join(["uploads"] * 40) + " `" + "x " * 300 + "uploads` to finish."
+    document = "\n\n".join(["# Uploads", upload, long_code])
+    with KnowledgeStore(tmp_path / "k.db") as store:
+        vs = store.create_vector_store("s").id
+        store.add_file(document.encode(), "uploads.md", vector_store_id=vs)
+        content = await _answer(store, vs, "uploads files with progress")
+    text = content["text"]
+    quotes = [line for line in text.splitlines() if line.startswith("> ")]
+    assert quotes
+    for line in quotes:
+        assert _unpaired_backticks(line) == "", line
+    assert "`/upload PATH... [--vs ID]` uploads files, with progress; `/docs` lists" in text
+    assert "uploads \\`x x x" in text  # the clipped span's opening backtick is literal
+
+
+def test_sentences_split_outside_code_spans_only() -> None:
+    from forge_cli.engine.retrieval import pick_sentences
+    from forge_cli.protocol.citing import Passage
+
+    passage = Passage(1, "Call `os.path.join(a, b)` here. Then `x... Y` stays. Done.", "a.md")
+    assert pick_sentences(passage, "call join stays done", limit=5) == [
+        "Call `os.path.join(a, b)` here.",
+        "Then `x... Y` stays.",
+        "Done.",
+    ]
+
+
+def test_lone_backticks_are_literal_and_code_lines_stay_one_span() -> None:
+    from forge_cli.engine.retrieval import pick_sentences
+    from forge_cli.protocol.citing import Passage
+
+    text = (
+        "Quote old style: `date' is a lone backtick.\n\nThe next one has `date` code.\n\n"
+        "```sh\necho `date` now\n```"
+    )
+    assert pick_sentences(Passage(1, text, "a.md"), "date", limit=5) == [
+        "Quote old style: \\`date' is a lone backtick.",  # literal: pairs with nothing
+        "The next one has `date` code.",
+        "`` echo `date` now ``",  # a code line with backticks stays one span
+    ]

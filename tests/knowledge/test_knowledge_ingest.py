@@ -58,6 +58,25 @@ def test_html_drops_scripts_and_keeps_headings() -> None:
     assert "color:red" not in text
 
 
+def test_html_drops_sphinx_heading_anchors() -> None:
+    """Sphinx (the Python docs, most project docs) ends every heading and API entry with
+    ``<a class="headerlink">¶</a>``: the pilcrow landed in every passage, snippet and quote
+    ("### Parsing arguments¶", "service_actions()¶")."""
+    html = (
+        b'<h2>Parsing arguments<a class="headerlink" href="#parsing" title="Link">\xc2\xb6</a>'
+        b'</h2><dl><dt id="f"><code>service_actions</code>()<a class="headerlink" href="#f">'
+        b"\xc2\xb6</a></dt><dd><p>Called in the loop. A pilcrow \xc2\xb6 in prose stays.</p>"
+        b'</dd></dl><p>See <a href="#parsing">Parsing arguments</a>.</p>'
+    )
+    text = extract_text("argparse.html", html).text
+    assert "## Parsing arguments\n" in text + "\n"
+    assert "service_actions()" in text
+    assert "()\u00b6" not in text
+    assert "A pilcrow \u00b6 in prose stays." in text
+    assert "See Parsing arguments." in text  # an ordinary link keeps its text
+    assert text.count("\u00b6") == 1
+
+
 def test_pdf_pages_are_tracked(store: KnowledgeStore, pdf_bytes: bytes) -> None:
     result = store.add_file(pdf_bytes, "book.pdf")
     assert result.file is not None

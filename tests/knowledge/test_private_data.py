@@ -7,6 +7,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -179,3 +180,47 @@ def test_a_second_writer_of_a_conversation_is_refused(tmp_path: Path) -> None:
     with store.open_for_writing(conversation.id):  # released: free again
         pass
     assert not list((tmp_path / "conversations").glob(".*.lock"))
+
+
+def test_a_directory_the_walk_cannot_read_is_reported_not_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sub-directory that cannot be listed (permission denied) was left out without a word:
+    the summary said nothing of the files in it. It is a rejected entry with the reason, and
+    the other files still go in. (``os.scandir`` fails for it here, as it does for a user
+    without the permission; root ignores permission bits.)"""
+    tree = tmp_path / "notes"
+    (tree / "locked").mkdir(parents=True)
+    (tree / "locked" / "inside.md").write_text("# Hidden\n\nnever listed")
+    (tree / "a.md").write_text("# A\n\nan ordinary note")
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with KnowledgeStore(tmp_path / "k.db") as store:
+        report = store.ingest_paths([tree])
+    by_name = {Path(r.path or "").name: r for r in report.results}
+    assert by_name["a.md"].status == "ok"
+    assert by_name["locked"].status == "rejected"
+    assert by_name["locked"].reason == "cannot read the directory (Permission denied)"
+    assert "inside.md" not in by_name
+
+
+def test_a_broken_or_looping_symlink_is_named_as_such(tmp_path: Path) -> None:
+    """A dangling symlink or a loop was reported as "a symlink that leads outside the
+    directory", which sends the user looking for a target that is not there."""
+    tree = tmp_path / "notes"
+    tree.mkdir()
+    (tree / "a.md").write_text("# A\n\nan ordinary note")
+    (tree / "dangling.md").symlink_to(tmp_path / "missing.md")
+    (tree / "loop1.md").symlink_to(tree / "loop2.md")
+    (tree / "loop2.md").symlink_to(tree / "loop1.md")
+    with KnowledgeStore(tmp_path / "k.db") as store:
+        report = store.ingest_paths([tree])
+    reasons = {Path(r.path or "").name: r.reason for r in report.results}
+    broken = "skipped: a broken symlink (its target is missing, or it loops)"
+    assert reasons == {"a.md": None, "dangling.md": broken, "loop1.md": broken, "loop2.md": broken}

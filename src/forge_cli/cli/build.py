@@ -223,8 +223,16 @@ def default_model(settings: Settings) -> str:
     if settings.model:
         return settings.model
     if settings.api in ("chat",):
+        listing = "forge models --api chat"
+        if settings.base_url:
+            from urllib.parse import urlsplit, urlunsplit
+
+            url = urlsplit(settings.base_url)  # shown without credentials, query or fragment
+            host = url.netloc.rsplit("@", 1)[-1]
+            listing += f" --base-url {urlunsplit((url.scheme, host, url.path, '', ''))}"
         raise ConfigError(
-            "no model set for the chat API", hint="use --model, FORGE_MODEL or a profile"
+            "no model set for the chat API",
+            hint=f"use --model, FORGE_MODEL or a profile; `{listing}` lists the server's models",
         )
     return ""
 

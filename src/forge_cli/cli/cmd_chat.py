@@ -50,6 +50,34 @@ def _pick(store: ConversationStore, resume: str | None, cont: bool, settings: Se
     return new_conversation(settings, checked=False)  # validators: built by _run's connect
 
 
+NO_MODEL_HINT = (
+    "No language model is configured: answers quote the passages of your documents that match "
+    "best (Forge's own guide is in the store forge-docs). /upload PATH adds documents; "
+    "`forge config set engine.upstream_base_url URL` and `engine.upstream_model NAME` add a "
+    "model that writes answers."
+)
+"""What a new chat on the built-in engine without a model says under its first line."""
+
+
+def _retrieval_only(settings: Settings, session: Any) -> bool:
+    """Whether the chat runs on the built-in engine with no model (retrieval-only answers)."""
+    from forge_cli.engine.config import RETRIEVAL_MODEL
+
+    return settings.api == "local" and session.default_model == RETRIEVAL_MODEL
+
+
+def _fitter(interactive: bool) -> Callable[[str], str]:
+    """``fit(text)``: at a terminal, ``text`` wrapped at spaces to its width (a narrow one cut
+    the first lines mid-word); elsewhere as is."""
+    if not (interactive and sys.stdout.isatty()):
+        return lambda text: text
+    import shutil
+    from textwrap import fill
+
+    width = max(shutil.get_terminal_size().columns - 1, 20)
+    return lambda text: fill(text, width, break_long_words=False, break_on_hyphens=False)
+
+
 def _edit(initial: str) -> str:
     return click.edit(initial, extension=".md") or ""
 
@@ -141,7 +169,12 @@ async def _run(
 
             reader = StreamReader(sys.stdin)
         resumed = f", {plural(len(conversation.turns), 'turn')}" if conversation.turns else ""
-        session.say(f"forge chat · {conversation.id}{resumed} · /help for commands, Ctrl+D quits")
+        fit = _fitter(interactive)
+        session.say(
+            fit(f"forge chat · {conversation.id}{resumed} · /help for commands, Ctrl+D quits")
+        )
+        if interactive and not conversation.turns and _retrieval_only(settings, session):
+            session.say(fit(NO_MODEL_HINT))
         if conversation.turns:  # where the conversation stood, before the next question
             shown = min(3, len(conversation.turns))
             session.say(f"The last {plural(shown, 'exchange')} (/history for more):")

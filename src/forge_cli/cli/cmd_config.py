@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import click
 
@@ -84,7 +85,7 @@ def set_cmd(key: str, value: str | None, profile: str | None) -> None:
                 f"do not put {key} on the command line (it lands in shell history)",
                 hint=f"run `forge config set {key}` and type it at the hidden prompt",
             )
-        value = click.prompt(f"{key} for profile {name}", hide_input=True, err=True)
+        value = _secret(key, name)
     elif value is None:
         raise ConfigError(f"missing value for {key}")
     if key not in KEYS and key != "default_profile":
@@ -105,3 +106,18 @@ def unset_cmd(key: str, profile: str | None) -> None:
     removed = file.unset(key, profile=name)
     file.save()
     click.echo(f"{key} {'removed' if removed else 'was not set'} [profile {name}]", err=True)
+
+
+def _secret(key: str, profile: str) -> str:
+    """The value of secret ``key``: typed at a hidden prompt, or the first line of a piped
+    standard input (``pass show openai | forge config set api_key``), read without getpass's
+    warnings about echo."""
+    if sys.stdin is not None and sys.stdin.isatty():
+        return str(click.prompt(f"{key} for profile {profile}", hide_input=True, err=True))
+    value = sys.stdin.readline(65536).strip() if sys.stdin is not None else ""
+    if not value:
+        raise ConfigError(
+            f"no {key} on standard input",
+            hint=f"run `forge config set {key}` at a terminal to type it at a hidden prompt",
+        )
+    return value

@@ -98,7 +98,23 @@ def delete_cmd(ref: str, yes: bool) -> None:
     from forge_cli.sanitize import sanitize_inline
 
     question = f"Delete {conv.id} ({sanitize_inline(conv.title)})?"
-    if not yes and not click.confirm(question, err=True):
-        raise click.Abort
+    if not yes and not _confirmed(question, conv.id):
+        click.echo(f"Kept {conv.id} (not deleted).", err=True)
+        return
     store.delete(conv.id)
     click.echo(f"Deleted {conv.id}", err=True)
+
+
+def _confirmed(question: str, conv_id: str) -> bool:
+    """The answer to ``question`` [y/N]. No answer at all (standard input at its end, as in a
+    script) is a usage error naming ``--yes``; Ctrl+C at a terminal is an interruption."""
+    try:
+        return click.confirm(question, err=True)
+    except click.Abort:
+        if sys.stdin is not None and sys.stdin.isatty():
+            raise
+        click.echo(err=True)  # the error goes on a line of its own, not after the question
+        raise UsageError(
+            f"{conv_id} was not deleted: no answer to the question",
+            hint="add --yes to delete without asking",
+        ) from None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,9 +200,31 @@ def doctor(**options: Any) -> None:
         checks += asyncio.run(_run_checks(settings, tuple(options.get("mcp") or ())))
     from forge_cli.sanitize import sanitize_inline
 
+    fit = _wrapper()
     for check in checks:
         mark = "ok  " if check.ok else "FAIL"
-        fix = f"\n      fix: {sanitize_inline(check.fix)}" if check.fix and not check.ok else ""
-        click.echo(f"{mark}  {check.name:<8} {sanitize_inline(check.detail)}{fix}")
+        lines = fit(f"{mark}  {check.name:<8} {sanitize_inline(check.detail)}", 15)
+        if check.fix and not check.ok:
+            lines += fit(f"      fix: {sanitize_inline(check.fix)}", 11)
+        click.echo("\n".join(lines))
     if not all(check.ok for check in checks):
         raise SystemExit(1)
+
+
+def _wrapper() -> Callable[[str, int], list[str]]:
+    """``fit(line, hang)``: at a terminal, ``line`` wrapped at spaces to its width and continued
+    ``hang`` columns in (under the text, not cut mid-word by the terminal); elsewhere as is."""
+    if not sys.stdout.isatty():
+        return lambda line, hang: [line]
+    import shutil
+    from textwrap import TextWrapper
+
+    width = max(shutil.get_terminal_size().columns - 1, 30)
+
+    def fit(line: str, hang: int) -> list[str]:
+        wrapper = TextWrapper(
+            width, subsequent_indent=" " * hang, break_long_words=False, break_on_hyphens=False
+        )
+        return wrapper.wrap(line) or [line]
+
+    return fit

@@ -26,7 +26,6 @@ __all__ = ["templates"]
 def templates() -> None:
     """Saved instructions for `forge ask/chat --template NAME`.
 
-    \b
     A template is NAME.md in the templates folder next to the config file: its text is the
     system instructions, optionally after a block of settings between +++ lines (TOML, the
     keys of a profile: model, effort, tools, vector_stores, ...).

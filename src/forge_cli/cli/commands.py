@@ -15,8 +15,11 @@ __all__ = [
     "COMMANDS",
     "EXIT_CODES_EPILOG",
     "GROUP_HELP",
+    "HELP_MIN_WIDTH",
     "complete_command_name",
+    "fit_raw_line",
     "group_help_page",
+    "help_column_max",
 ]
 
 GROUP_HELP = """Forge: chat with your documents from the terminal.
@@ -104,9 +107,38 @@ _OPTIONS = (
 )
 
 
+HELP_MIN_WIDTH = 20
+"""The narrowest help page. click's own floor is 50: a 40-column terminal then cut every longer
+line of a help page mid-word."""
+
+
+def help_column_max(width: int) -> int:
+    """The widest first column of an options or commands list on a page ``width`` wide: click's
+    30, and a third of the page below click's floor of 50 (so the descriptions keep room)."""
+    return 30 if width >= 50 else max(width // 3, 10)
+
+
+def fit_raw_line(line: str, width: int) -> list[str]:
+    """A line of a ``\\b`` block (kept as written) as lines of at most ``width``: wrapped at
+    spaces when longer, continued under its second column (``  141  output closed ...``), or
+    two spaces further in when it has none."""
+    if len(line) <= width:
+        return [line]
+    from textwrap import TextWrapper
+
+    body = line.lstrip(" ")
+    hang = len(line) - len(body) + 2
+    first_word, gap, rest = body.partition("  ")
+    if gap and " " not in first_word and rest.strip():
+        hang = len(line) - len(body) + len(first_word) + len(rest) - len(rest.lstrip(" ")) + 2
+    hang = min(hang, width // 2)
+    wrapper = TextWrapper(width, subsequent_indent=" " * hang, break_on_hyphens=False)
+    return wrapper.wrap(line) or [line]
+
+
 def _width(environ: Mapping[str, str], stdout_fd: int) -> int:
-    """click's help width: the terminal's columns (as ``shutil.get_terminal_size``), at most 80,
-    minus 2, at least 50."""
+    """The help width: the terminal's columns (as ``shutil.get_terminal_size``), at most 80,
+    minus 2, at least :data:`HELP_MIN_WIDTH` (as :mod:`forge_cli.cli.helpformat` for click)."""
     import os
 
     try:
@@ -119,18 +151,22 @@ def _width(environ: Mapping[str, str], stdout_fd: int) -> int:
         except (AttributeError, ValueError, OSError):
             columns = 0
         columns = columns or 80
-    return max(min(columns, 80) - 2, 50)
+    return max(min(columns, 80) - 2, HELP_MIN_WIDTH)
 
 
 def _paragraphs(text: str, width: int, indent: str) -> str:
-    """``text`` wrapped paragraph by paragraph; a paragraph starting with ``\\b`` kept as is."""
+    """``text`` wrapped paragraph by paragraph; a paragraph starting with ``\\b`` kept as is
+    (its lines wrapped only where longer than the page, by :func:`fit_raw_line`)."""
     from textwrap import TextWrapper
 
     out = []
     for block in text.strip("\n").split("\n\n"):
         lines = block.splitlines()
         if lines and lines[0].strip() == "\b":
-            out.append("\n".join(indent + line for line in lines[1:]))
+            room = width - len(indent)
+            out.append(
+                "\n".join(indent + part for line in lines[1:] for part in fit_raw_line(line, room))
+            )
             continue
         wrapper = TextWrapper(
             width, initial_indent=indent, subsequent_indent=indent, replace_whitespace=False
@@ -140,19 +176,41 @@ def _paragraphs(text: str, width: int, indent: str) -> str:
 
 
 def _rows(rows: Sequence[tuple[str, str]], width: int) -> list[str]:
-    """Two columns, as click's definition lists (first column at most 30 wide)."""
+    """Two columns, as click's definition lists (first column at most
+    :func:`help_column_max` wide; a longer name gets a line of its own)."""
     from textwrap import TextWrapper
 
-    first = min(max(len(name) for name, _ in rows), 30) + 2
+    first = min(max(len(name) for name, _ in rows), help_column_max(width)) + 2
     wrapper = TextWrapper(max(width - first - 2, 10), replace_whitespace=False)
     out = []
     for name, text in rows:
-        if len(name) > first - 2:
-            return []  # click puts the text on a line of its own: let click lay it out
+        if len(name) > width - 2 or max(map(len, text.split())) > wrapper.width:
+            return []  # a name wider than the page, a word cut in two: let click lay it out
         lines = wrapper.wrap(text)
+        if len(name) > first - 2:  # as click: the text starts on the next line
+            out.append(f"  {name}")
+            out.extend(" " * (first + 2) + line for line in lines)
+            continue
         out.append(f"  {name.ljust(first)}{lines[0]}")
         out.extend(" " * (first + 2) + line for line in lines[1:])
     return out
+
+
+def _usage(width: int) -> str:
+    """The usage line(s), as click's ``write_usage`` lays them out."""
+    from textwrap import TextWrapper
+
+    prefix, args = "Usage: forge ", "[OPTIONS] [COMMAND] [ARGS]..."
+    if width >= len(prefix) + 20:
+        return TextWrapper(width, initial_indent=prefix, subsequent_indent=" " * len(prefix)).fill(
+            args
+        )
+    indent = " " * (len("Usage: ") + 4)
+    return (
+        prefix
+        + "\n"
+        + TextWrapper(width, initial_indent=indent, subsequent_indent=indent).fill(args)
+    )
 
 
 def group_help_page(environ: Mapping[str, str], stdout_fd: int) -> str | None:
@@ -162,8 +220,10 @@ def group_help_page(environ: Mapping[str, str], stdout_fd: int) -> str | None:
     commands = _rows([(name, text) for name, (_, text) in COMMANDS.items()], width)
     if not options or not commands:
         return None
+    if max(map(len, (GROUP_HELP + EXIT_CODES_EPILOG).split())) > width - 2:
+        return None  # a word cut in two (a page under ~30 columns): let click lay it out
     page = [
-        "Usage: forge [OPTIONS] [COMMAND] [ARGS]...",
+        _usage(width),
         "",
         _paragraphs(GROUP_HELP, width, "  "),
         "",

@@ -17,6 +17,7 @@ import click
 
 from forge_cli.__about__ import __version__
 from forge_cli.cli.commands import COMMANDS, EXIT_CODES_EPILOG, GROUP_HELP
+from forge_cli.cli.helpformat import ForgeContext, use_forge_help
 from forge_cli.errors import (
     EXIT_INTERRUPTED,
     EXIT_OUTPUT_CLOSED,
@@ -52,6 +53,8 @@ def end_without_teardown() -> None:
 class LazyGroup(click.Group):
     """A group whose sub-commands are imported only when used."""
 
+    context_class = ForgeContext  # help pages fitted to the terminal, also a narrow one
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
 
@@ -63,7 +66,7 @@ class LazyGroup(click.Group):
         command = getattr(importlib.import_module(module_name), attr)
         if not isinstance(command, click.Command):
             raise TypeError(f"{target[0]} is not a click command")
-        return command
+        return use_forge_help(command)
 
     def make_context(
         self,
@@ -165,6 +168,11 @@ def run(args: Sequence[str]) -> int:
         return int(exc.exit_code)
     except click.Abort:
         return _fail("interrupted", EXIT_INTERRUPTED)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        # ``forge vs`` alone: the group's help page, as click shows it (its message is the whole
+        # page; as one error line every newline became a literal ``\n``).
+        sys.stderr.write(exc.format_message().rstrip("\n") + "\n")
+        return exc.exit_code or EXIT_USAGE
     except click.ClickException as exc:
         return _fail(exc.format_message(), exc.exit_code or EXIT_USAGE)
     except OutputClosed as exc:

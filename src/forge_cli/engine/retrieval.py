@@ -39,6 +39,8 @@ _MAX_PER_PASSAGE = 4
 _MAX_QUOTE_CHARS = 420
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*_])")
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)")
+"""An inline code span: a run of backticks, then text up to a run of the same length."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +63,7 @@ def _units(text: str) -> list[tuple[str, bool]]:
     def flush(heading: bool = False) -> None:
         if paragraph:
             joined = " ".join(paragraph)
-            parts = [joined] if heading else _SENTENCE_END.split(joined)
+            parts = [joined] if heading else _sentences(joined)
             units.extend((s.strip(), heading) for s in parts if s.strip())
             paragraph.clear()
 
@@ -73,7 +75,7 @@ def _units(text: str) -> list[tuple[str, bool]]:
             continue
         if in_code:
             if line:
-                units.append((f"`{line}`", False))
+                units.append((_code(line), False))
             continue
         if line.startswith("|"):
             flush()  # a table row is a unit of its own; separator rows are dropped
@@ -89,6 +91,46 @@ def _units(text: str) -> list[tuple[str, bool]]:
                 flush(heading=True)
     flush()
     return units
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` split at sentence ends, never inside an inline code span.
+
+    Split inside one (``PATH... [--vs ID]`` ends like a sentence), a quote began or ended
+    with half a span, and its backticks paired the wrong way when rendered.
+    """
+    masked = list(text)
+    for span in _CODE_SPAN.finditer(text):
+        fence = len(span.group(1))
+        masked[span.start() + fence : span.end() - fence] = "x" * (
+            span.end() - span.start() - 2 * fence
+        )
+    parts: list[str] = []
+    start = 0
+    for end in _SENTENCE_END.finditer("".join(masked)):
+        parts.append(text[start : end.start()])
+        start = end.end()
+    parts.append(text[start:])
+    return parts
+
+
+def _code(line: str) -> str:
+    """A line of a code block as one inline code span, whatever backticks it holds."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", line)), default=0) + 1)
+    pad = " " if fence != "`" else ""
+    return f"{fence}{pad}{line}{pad}{fence}"
+
+
+def _literal_backticks(text: str) -> str:
+    """``text`` with every backtick outside a whole code span escaped: a lone one (``\\`foo'``
+    quoting, or a span cut by :func:`_clip`) would otherwise pair with one of the next quote."""
+    parts: list[str] = []
+    last = 0
+    for span in _CODE_SPAN.finditer(text):
+        parts.extend((text[last : span.start()].replace("`", "\\`"), span.group(0)))
+        last = span.end()
+    parts.append(text[last:].replace("`", "\\`"))
+    return "".join(parts)
 
 
 def _stems(query: str) -> list[str]:
@@ -136,7 +178,8 @@ def _scored_sentences(passage: Passage, query: str, limit: int) -> list[tuple[in
 
 
 def _clip(text: str) -> str:
-    return text if len(text) <= _MAX_QUOTE_CHARS else text[: _MAX_QUOTE_CHARS - 1] + "…"
+    clipped = text if len(text) <= _MAX_QUOTE_CHARS else text[: _MAX_QUOTE_CHARS - 1] + "…"
+    return _literal_backticks(clipped)
 
 
 def _quotes(passages: list[Passage], query: str) -> list[_Quote]:

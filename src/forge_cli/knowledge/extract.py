@@ -283,15 +283,24 @@ _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _SPACES = re.compile(r"\s+")
 
 
+def _is_headerlink(attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether an ``<a>`` is a heading's permalink (Sphinx's ``headerlink``: a lone ``¶``)."""
+    return any(name == "class" and "headerlink" in (value or "").split() for name, value in attrs)
+
+
 class _TextParser(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self._skip = 0
         self._pre = 0
+        self._anchor = False  # inside Sphinx's <a class="headerlink">¶</a>
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _SKIP_TAGS:
+            self._skip += 1
+        elif tag == "a" and not self._anchor and _is_headerlink(attrs):
+            self._anchor = True
             self._skip += 1
         elif tag in _HEADINGS:
             self.parts.append("\n\n" + "#" * _HEADINGS[tag] + " ")
@@ -305,7 +314,8 @@ class _TextParser(HTMLParser):
             self.parts.append(" | ")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIP_TAGS:
+        if tag in _SKIP_TAGS or (tag == "a" and self._anchor):
+            self._anchor = self._anchor and tag != "a"
             self._skip = max(0, self._skip - 1)
         elif tag in _HEADINGS or tag in _BLOCK_TAGS:
             if tag == "pre":

@@ -214,13 +214,16 @@ def index_chunks(conn: sqlite3.Connection, first_id: int) -> None:
     )
 
 
-def _outside(entry: Path, tree: Path) -> bool:
-    """Whether the symlink ``entry`` resolves to somewhere outside ``tree`` (or nowhere)."""
+def _refused_link(entry: Path, tree: Path) -> str | None:
+    """Why a walk refuses the symlink ``entry``: it resolves outside ``tree``, or nowhere (a
+    missing target, a loop); ``None`` when it stays inside."""
     try:
         target = entry.resolve(strict=True)
     except (OSError, RuntimeError):
-        return True
-    return not target.is_relative_to(tree)
+        return "skipped: a broken symlink (its target is missing, or it loops)"
+    if target.is_relative_to(tree):
+        return None
+    return "skipped: a symlink that leads outside the directory"
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -267,17 +270,23 @@ def walk_paths(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, str 
 
     The walk never leaves the tree: symlinked directories are not entered, and a symlinked file
     whose target lies outside the directory given is refused (so a ``notes/passwd.md ->
-    /etc/passwd`` planted in a tree is reported, never ingested). Files named explicitly are
-    taken as given.
+    /etc/passwd`` planted in a tree is reported, never ingested). A directory that cannot be
+    listed is reported too (``cannot read the directory (Permission denied)``). Files named
+    explicitly are taken as given.
     """
     result: list[tuple[Path, str | None]] = []
+
+    def unreadable(error: OSError) -> None:  # a directory that cannot be listed: say so
+        reason = error.strerror or type(error).__name__
+        result.append((Path(error.filename), f"cannot read the directory ({reason})"))
+
     for raw in paths:
         path = Path(raw)
         if not path.is_dir():
             result.append((path, None))
             continue
         tree = path.resolve()
-        for root, dirs, files in os.walk(path):
+        for root, dirs, files in os.walk(path, onerror=unreadable):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in GENERATED_DIRS)
             for name in sorted(files):
                 if name.startswith(".") or is_generated(name):
@@ -285,10 +294,7 @@ def walk_paths(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, str 
                 if Path(name).suffix.lower() not in SUPPORTED_EXTENSIONS:
                     continue
                 entry = Path(root) / name
-                if entry.is_symlink() and _outside(entry, tree):
-                    result.append((entry, "skipped: a symlink that leads outside the directory"))
-                else:
-                    result.append((entry, None))
+                result.append((entry, _refused_link(entry, tree) if entry.is_symlink() else None))
     return result
 
 
