@@ -175,6 +175,29 @@ def _assert_error(status: int, answer: dict[str, Any], expected: int, code: str)
 # -- malformed JSON bodies ------------------------------------------------------------------
 
 
+def _routes(served: Served) -> list[tuple[str, dict[str, Any]]]:
+    vs = served.vector_store_id
+    return [
+        ("/v1/vector_stores", {"name": "x"}),
+        ("/v1/responses", {"model": "m", "input": "x"}),
+        ("/v1/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "x"}]}),
+        (f"/v1/vector_stores/{vs}/search", {"query": "x"}),
+    ]
+
+
+def test_an_unpaired_surrogate_in_a_json_string_is_a_400(served: Served) -> None:
+    """``"\\ud800"`` is valid JSON but no UTF-8 text: it crashed every JSON route with a 500."""
+    for path, body in _routes(served):
+        text = json.dumps(body).replace('"x"', '"lamp \\ud800"', 1)
+        status, answer = _post(served, path, text.encode())
+        _assert_error(status, answer, 400, "invalid_value")
+        assert "surrogate" in answer["error"]["message"]
+    # A correctly paired surrogate (an emoji) is fine.
+    status, _ = _post(served, "/v1/vector_stores", b'{"name": "\\ud83d\\ude00"}')
+    assert status == 200
+    assert served.wrapper.escaped == []
+
+
 @pytest.mark.parametrize(
     "body",
     [

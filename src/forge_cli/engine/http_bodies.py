@@ -6,6 +6,8 @@ JSON bodies, OpenAI-style list paging and string maps, each turning bad input in
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -20,6 +22,9 @@ from forge_cli.errors import UsageError
 __all__ = ["paged", "read_json", "run_sync", "str_dict"]
 
 T = TypeVar("T")
+
+_SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
+"""A ``\\uD800``-``\\uDFFF`` escape: JSON may spell a lone surrogate, which is no text."""
 
 
 async def run_sync(func: Callable[[], T]) -> T:
@@ -40,7 +45,20 @@ async def read_json(request: HTTPRequest) -> dict[str, Any]:
         raise UsageError("the request body is nested too deeply") from None
     if not isinstance(value, dict):
         raise UsageError("the request body must be a JSON object")
+    if _SURROGATE_ESCAPE.search(raw) and not _is_text(value):
+        raise UsageError(
+            "the request body holds a string with an unpaired UTF-16 surrogate (\\ud800-\\udfff)"
+        )
     return value
+
+
+def _is_text(value: object) -> bool:
+    """Whether every string in ``value`` (keys too) is valid Unicode text."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def paged(request: HTTPRequest, data: list[dict[str, Any]]) -> JSONResponse:
