@@ -216,6 +216,56 @@ def test_malformed_json_is_a_400(served: Served, body: bytes) -> None:
     assert served.wrapper.escaped == []
 
 
+def _wrong_types(served: Served) -> list[tuple[str, dict[str, Any]]]:
+    vs = served.vector_store_id
+    user = [{"role": "user", "content": "lamp"}]
+    chat = "/v1/chat/completions"
+    search = f"/v1/vector_stores/{vs}/search"
+    return [
+        (chat, {"model": "m", "messages": user, "tools": [{"type": "function", "function": "x"}]}),
+        (chat, {"model": "m", "messages": user, "tools": 5}),
+        (chat, {"model": "m", "messages": user, "tools": {"type": "function"}}),
+        (
+            chat,
+            {
+                "model": "m",
+                "messages": user,
+                "tools": [{"type": "function", "function": {"name": {"a": 1}}}],
+            },
+        ),
+        (
+            chat,
+            {"model": "m", "messages": user, "tool_choice": {"type": "function", "function": 1}},
+        ),
+        (chat, {"model": "m", "messages": [{"role": "assistant", "tool_calls": 5}]}),
+        (
+            chat,
+            {"model": "m", "messages": [{"role": "assistant", "tool_calls": [{"function": "f"}]}]},
+        ),
+        (search, {"query": "lamp", "ranking_options": {"score_threshold": "high"}}),
+        (search, {"query": "lamp", "ranking_options": {"score_threshold": True}}),
+        (search, {"query": "lamp", "ranking_options": [0.5]}),
+        (search, {"query": ["lamp", {"a": 1}]}),
+        ("/v1/vector_stores", {"name": "x", "description": {"a": 1}}),
+        ("/v1/vector_stores", {"name": "x", "description": 5}),
+        (f"/v1/vector_stores/{vs}", {"name": ["x"]}),
+        (f"/v1/vector_stores/{vs}", {"description": {"a": 1}}),
+    ]
+
+
+def test_wrong_types_are_a_400_naming_the_field(served: Served) -> None:
+    """Each of these was a 500 (an AttributeError, a TypeError or a SQLite binding error that
+    named the store's internals), or silently stored ``5`` as ``"5"``."""
+    for path, body in _wrong_types(served):
+        status, answer = _post(served, path, body)
+        _assert_error(status, answer, 400, "invalid_value")
+        assert "sqlite" not in answer["error"]["message"].lower()
+        assert "binding" not in answer["error"]["message"]
+    assert served.wrapper.escaped == []
+    names = [vs.name for vs in served.store.list_vector_stores()]
+    assert names == ["corpus"]
+
+
 # -- unexpected failures --------------------------------------------------------------------
 
 
