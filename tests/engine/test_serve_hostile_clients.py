@@ -494,3 +494,57 @@ def test_many_parts_and_oversized_files_are_bounded(served: Served) -> None:
     status, _, answer = _request(served, "POST", "/v1/files", body, {"Content-Type": content_type})
     _assert_error(status, json.loads(answer), 400, "invalid_value")
     assert "too large" in json.loads(answer)["error"]["message"]
+
+
+# -- what a terminal shows of an answer -----------------------------------------------------
+
+_SPOOF = "\u009b2J\u202etxt.exe\u200b\U000e0041"
+"""A C1 CSI (a screen clear on its own), a right-to-left override, a zero-width space and a tag
+character: JSON leaves them raw, so ``curl`` of a listing drives the terminal or lies to it."""
+
+
+def _no_raw_controls(data: bytes) -> None:
+    text = data.decode("utf-8").replace("\r\n", "\n")  # HTTP's own line ends
+    assert not set(text) & dangerous_chars(), text
+
+
+def test_stored_names_come_back_escaped_in_json_and_sse(served: Served) -> None:
+    """A client stores a vector store and a file under spoofing names; whoever lists them with
+    curl, or streams an answer that quotes the question, must not get the characters raw."""
+    status, answer = _post(served, "/v1/vector_stores", {"name": f"notes{_SPOOF}"})
+    assert status == 200
+    body, content_type = _multipart(f"a{_SPOOF}.md".encode(), b"spoof lamp notes\n")
+    status, _, _ = _request(served, "POST", "/v1/files", body, {"Content-Type": content_type})
+    assert status == 200
+    for path in ("/v1/vector_stores", "/v1/files", f"/v1/vector_stores/{answer['id']}"):
+        status, _, listing = _request(served, "GET", path)
+        assert status == 200
+        _no_raw_controls(listing)
+    # The JSON is exact: the names round-trip.
+    _, _, listing = _request(served, "GET", "/v1/vector_stores")
+    assert f"notes{_SPOOF}" in [vs["name"] for vs in json.loads(listing)["data"]]
+    for route, request in (
+        ("/v1/responses", {"model": "m", "input": f"lamp {_SPOOF}", "stream": True}),
+        (
+            "/v1/chat/completions",
+            {
+                "model": "m",
+                "messages": [{"role": "user", "content": f"x {_SPOOF}"}],
+                "stream": True,
+            },
+        ),
+        ("/v1/responses", {"model": "m", "input": f"lamp {_SPOOF}"}),
+    ):
+        data = json.dumps(request).encode()
+        with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
+            head = (
+                f"POST {route} HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\nConnection: close\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+            )
+            sock.sendall(head.encode() + data)
+            reply = b""
+            while piece := sock.recv(65536):
+                reply += piece
+        assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
+        assert b"\\u202e" in reply  # the question is quoted, escaped
+        _no_raw_controls(reply)

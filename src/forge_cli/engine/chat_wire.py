@@ -11,13 +11,13 @@ function tools, ``response_format`` → ``text.format``, ``max_tokens`` / ``max_
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
+from forge_cli.engine import safe_json
 from forge_cli.errors import UsageError
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.request import Request
@@ -311,4 +311,4 @@ class ChatTranslator:
 
 def sse_chunk(chunk: dict[str, Any]) -> bytes:
     """One ``data:`` frame."""
-    return f"data: {json.dumps(chunk, separators=(',', ':'), ensure_ascii=False)}\n\n".encode()
+    return f"data: {safe_json.dumps(chunk)}\n\n".encode()

@@ -13,10 +13,10 @@ from typing import Any, TypeVar
 
 from anyio import to_thread
 from starlette.requests import Request as HTTPRequest
-from starlette.responses import JSONResponse
 
 from forge_cli import jsonsafe
 from forge_cli.engine import wire
+from forge_cli.engine.safe_json import JSONResponse
 from forge_cli.errors import UsageError
 
 __all__ = ["paged", "read_json", "run_sync", "str_dict"]

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request as HTTPRequest
-from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from forge_cli.engine import wire
 from forge_cli.engine.http_bodies import paged, read_json, run_sync
+from forge_cli.engine.safe_json import JSONResponse
 from forge_cli.errors import NotFoundError, UsageError
 from forge_cli.knowledge import KnowledgeStore
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.requests import Request as HTTPRequest
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from forge_cli.engine import wire
 from forge_cli.engine.http_bodies import paged, read_json, run_sync, str_dict
 from forge_cli.engine.multipart import parse_multipart
+from forge_cli.engine.safe_json import JSONResponse
 from forge_cli.errors import UsageError
 from forge_cli.knowledge import KnowledgeStore
 
