@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 from starlette.applications import Starlette
@@ -114,6 +114,13 @@ def served(tmp_path: Path) -> Iterator[Served]:
 # -- raw HTTP -------------------------------------------------------------------------------
 
 
+class Target(Protocol):
+    """A server on loopback: :class:`Served` or a plain :class:`BackgroundServer`."""
+
+    @property
+    def port(self) -> int: ...
+
+
 def _read_reply(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
     data = b""
     while b"\r\n\r\n" not in data:
@@ -137,14 +144,14 @@ def _read_reply(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
     return status, headers, rest
 
 
-def _raw(served: Served, data: bytes) -> tuple[int, dict[str, str], bytes]:
+def _raw(served: Target, data: bytes) -> tuple[int, dict[str, str], bytes]:
     with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
         sock.sendall(data)
         return _read_reply(sock)
 
 
 def _request(
-    served: Served,
+    served: Target,
     method: str,
     path: str,
     body: bytes = b"",
@@ -159,7 +166,7 @@ def _request(
     return _raw(served, head.encode("utf-8") + b"\r\n" + body)
 
 
-def _post(served: Served, path: str, body: Any) -> tuple[int, dict[str, Any]]:
+def _post(served: Target, path: str, body: Any) -> tuple[int, dict[str, Any]]:
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     status, _, answer = _request(served, "POST", path, data)
     return status, json.loads(answer)
@@ -548,3 +555,32 @@ def test_stored_names_come_back_escaped_in_json_and_sse(served: Served) -> None:
         assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
         assert b"\\u202e" in reply  # the question is quoted, escaped
         _no_raw_controls(reply)
+
+
+# -- memory ---------------------------------------------------------------------------------
+
+
+def test_stored_responses_are_bounded_in_bytes_not_only_in_count(tmp_path: Path) -> None:
+    """256 stored responses of 16 MiB questions were 256 x ~30 MB in memory (each answer also
+    quoted the whole question): a client could push ``forge serve`` to gigabytes."""
+    budget = 400_000
+    with KnowledgeStore(tmp_path / "knowledge.db") as store:
+        engine = Engine(store, EngineConfig(seed=False, stored_response_bytes=budget))
+        with BackgroundServer(engine) as served:
+            ids = []
+            for n in range(6):
+                question = f"zebra{n} " + "quux " * 20_000  # 100 kB, matching nothing
+                status, answer = _post(served, "/v1/responses", {"model": "m", "input": question})
+                assert status == 200
+                assert len(json.dumps(answer)) < 20_000  # the answer does not quote it whole
+                ids.append(answer["id"])
+            kept = [_request(served, "GET", f"/v1/responses/{i}")[0] for i in ids]
+            # The newest are kept while they fit; the oldest were dropped to stay in budget.
+            assert kept[-1] == 200
+            assert kept[0] == 404
+            # One response larger than the whole budget is answered but not stored.
+            question = "quux " * 100_000
+            status, answer = _post(served, "/v1/responses", {"model": "m", "input": question})
+            assert status == 200
+            assert _request(served, "GET", f"/v1/responses/{answer['id']}")[0] == 404
+            assert _request(served, "GET", f"/v1/responses/{ids[-1]}")[0] == 200
