@@ -23,8 +23,10 @@ __all__ = ["paged", "read_json", "run_sync", "str_dict"]
 
 T = TypeVar("T")
 
-_SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
-"""A ``\\uD800``-``\\uDFFF`` escape: JSON may spell a lone surrogate, which is no text."""
+_SUSPECT = re.compile(rb"\\[uU][dD][89a-fA-F]|NaN|Infinity|[eE][+-]?\d{3}|\d{300}")
+"""What may make a parsed body unusable: a ``\\uD800``-``\\uDFFF`` escape (JSON may spell a lone
+surrogate, which is no text), and ``NaN``, ``Infinity`` or a number too large for a float (read
+as inf), which no JSON answer can echo. A body without any of these is not checked further."""
 
 
 async def run_sync(func: Callable[[], T]) -> T:
@@ -45,36 +47,42 @@ async def read_json(request: HTTPRequest) -> dict[str, Any]:
         raise UsageError("the request body is nested too deeply") from None
     if not isinstance(value, dict):
         raise UsageError("the request body must be a JSON object")
-    if _SURROGATE_ESCAPE.search(raw) and not _is_text(value):
-        raise UsageError(
-            "the request body holds a string with an unpaired UTF-16 surrogate (\\ud800-\\udfff)"
-        )
+    if _SUSPECT.search(raw):
+        _check_plain(value)
     return value
 
 
-def _is_text(value: object) -> bool:
-    """Whether every string in ``value`` (keys too) is valid Unicode text."""
+def _check_plain(value: object) -> None:
+    """Refuse strings that are not Unicode text and numbers that are not finite."""
     try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
     except UnicodeEncodeError:
-        return False
-    return True
+        raise UsageError(
+            "the request body holds a string with an unpaired UTF-16 surrogate (\\ud800-\\udfff)"
+        ) from None
+    except ValueError:
+        raise UsageError(
+            "the request body holds a number that is not finite (NaN, Infinity or too large)"
+        ) from None
 
 
 def paged(request: HTTPRequest, data: list[dict[str, Any]]) -> JSONResponse:
     """Apply ``order``, ``after`` and ``limit`` query parameters to a full listing."""
     params = request.query_params
-    if params.get("order", "desc") == "desc":
+    order = params.get("order", "desc")
+    if order not in ("asc", "desc"):
+        raise UsageError("order must be 'asc' or 'desc'")
+    if order == "desc":
         data = list(reversed(data))
     after = params.get("after")
     if after:
         ids = [entry["id"] for entry in data]
         data = data[ids.index(after) + 1 :] if after in ids else []
-    try:
-        limit = int(params.get("limit", "100"))
-    except ValueError as exc:
-        raise UsageError("limit must be an integer") from exc
-    page = wire.list_page(data[: max(1, min(limit, 10_000))])
+    text = params.get("limit", "100")
+    if not text.isdigit() or len(text) > 9 or int(text) < 1:
+        raise UsageError("limit must be an integer of at least 1")
+    limit = min(int(text), 10_000)
+    page = wire.list_page(data[:limit])
     page["has_more"] = len(data) > limit
     return JSONResponse(page)
 

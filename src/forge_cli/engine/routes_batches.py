@@ -63,6 +63,9 @@ def _entries(body: dict[str, Any]) -> list[tuple[str, dict[str, Any] | None]]:
     if shared is not None and not isinstance(shared, dict):
         raise UsageError("attributes must be an object")
     entries: list[tuple[str, dict[str, Any] | None]] = []
+    for key in ("file_ids", "files"):
+        if not isinstance(body.get(key) or [], list):
+            raise UsageError(f"{key} must be a list")
     for file_id in body.get("file_ids") or []:
         if not isinstance(file_id, str):
             raise UsageError("file_ids must be a list of strings")
