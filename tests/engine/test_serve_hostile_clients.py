@@ -14,15 +14,16 @@ import os
 import socket
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import anyio
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request as HTTPRequest
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
@@ -78,6 +79,21 @@ def _boom(_request: HTTPRequest) -> Response:
     raise RuntimeError("kaboom \x1b]0;pwned\x07\x1b[2J at /home/someone/secret/path.py")
 
 
+STREAM_PAUSE = 0.6
+"""How long /slow-stream pauses between its two chunks (longer than the 408 test's timeout)."""
+
+
+async def _slow_stream(request: HTTPRequest) -> Response:
+    await request.body()
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b"first\n"
+        await anyio.sleep(STREAM_PAUSE)  # the time passing is what is tested, not a wait
+        yield b"last\n"
+
+    return StreamingResponse(chunks(), media_type="text/event-stream")
+
+
 def _serve(tmp_path: Path, *, body_timeout: float | None = None) -> Iterator[Served]:
     root = tmp_path / "data"
     with KnowledgeStore(root / "knowledge.db", max_file_bytes=MAX_FILE) as store:
@@ -101,6 +117,7 @@ def _serve(tmp_path: Path, *, body_timeout: float | None = None) -> Iterator[Ser
         )
         app = create_app(engine, guard=policy)
         app.router.routes.append(Route("/boom", _boom, methods=["GET"]))
+        app.router.routes.append(Route("/slow-stream", _slow_stream, methods=["POST"]))
         wrapper.app = app
         with server:
             yield Served(server, app, wrapper, store, vs.id, added.file.id, root)
@@ -357,9 +374,21 @@ def test_a_body_that_stops_arriving_is_answered_408(tmp_path: Path) -> None:
                 sock.sendall(head.encode() + b'{"na')
                 status, _, body = _read_reply(sock)
             _assert_error(status, json.loads(body), 408, "request_timeout")
-        # A complete request is not affected, and neither is a stream the client reads slowly.
+        # A complete request is not affected, and neither is an answer that streams for longer
+        # than the timeout (Starlette waits for http.disconnect meanwhile: no timeout there).
         status, _ = _post(served, "/v1/vector_stores", {"name": "fine"})
         assert status == 200
+        head = (
+            f"POST /slow-stream HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\n"
+            "Connection: close\r\nContent-Length: 2\r\n\r\n{}"
+        )
+        with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
+            sock.sendall(head.encode())
+            reply = b""
+            while piece := sock.recv(65536):
+                reply += piece
+        assert b"first" in reply
+        assert b"last" in reply
         assert served.wrapper.escaped == []
 
 
