@@ -79,9 +79,9 @@ def paged(request: HTTPRequest, data: list[dict[str, Any]]) -> JSONResponse:
         ids = [entry["id"] for entry in data]
         data = data[ids.index(after) + 1 :] if after in ids else []
     text = params.get("limit", "100")
-    if not text.isdigit() or len(text) > 9 or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text[:9]) < 1:
         raise UsageError("limit must be an integer of at least 1")
-    limit = min(int(text), 10_000)
+    limit = 10_000 if len(text) > 9 else min(int(text), 10_000)
     page = wire.list_page(data[:limit])
     page["has_more"] = len(data) > limit
     return JSONResponse(page)
