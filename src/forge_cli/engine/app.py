@@ -9,7 +9,6 @@ OpenAI error shape, never a half-sent stream.
 from __future__ import annotations
 
 import hmac
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,16 +17,18 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request as HTTPRequest
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from forge_cli.engine import safe_json
 from forge_cli.engine.engine import Engine
 from forge_cli.engine.guard import MULTIPART_SLACK, GuardPolicy, RequestGuard
 from forge_cli.engine.http_errors import error_response, forge_error_handler, http_error_handler
 from forge_cli.engine.routes_batches import batch_routes
 from forge_cli.engine.routes_chat import chat_routes
 from forge_cli.engine.routes_knowledge import knowledge_routes, read_json
+from forge_cli.engine.safe_json import JSONResponse
 from forge_cli.engine.structured import check_structured_output
 from forge_cli.errors import ForgeError, UsageError
 from forge_cli.protocol.events import StreamEvent
@@ -38,7 +39,7 @@ __all__ = ["create_app", "sse_frame"]
 
 def sse_frame(event: StreamEvent) -> bytes:
     """One SSE frame: ``event: <type>`` and the JSON payload."""
-    payload = json.dumps(event.data, separators=(",", ":"), ensure_ascii=False)
+    payload = safe_json.dumps(event.data)
     return f"event: {event.type}\ndata: {payload}\n\n".encode()
 
 

@@ -11,13 +11,13 @@ function tools, ``response_format`` → ``text.format``, ``max_tokens`` / ``max_
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
+from forge_cli.engine import safe_json
 from forge_cli.errors import UsageError
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.request import Request
@@ -63,10 +63,13 @@ def _message_items(messages: Any) -> tuple[list[str], list[dict[str, Any]]]:
         elif role == "assistant":
             if text:
                 items.append({"role": "assistant", "content": text})
-            for call in message.get("tool_calls") or []:
+            calls = message.get("tool_calls") or []
+            if not isinstance(calls, list):
+                raise UsageError(f"invalid request: {where}.tool_calls: a list expected")
+            for call in calls:
                 if not isinstance(call, dict):
                     raise UsageError(f"invalid request: {where}.tool_calls: objects expected")
-                function = call.get("function") or {}
+                function = _object(call.get("function"), f"{where}.tool_calls.function")
                 items.append(
                     {
                         "type": "function_call",
@@ -81,13 +84,24 @@ def _message_items(messages: Any) -> tuple[list[str], list[dict[str, Any]]]:
     return instructions, items
 
 
+def _object(value: Any, where: str) -> dict[str, Any]:
+    """``value`` when it is an object (``None``: an empty one), else a UsageError naming it."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise UsageError(f"invalid request: {where} must be an object")
+    return value
+
+
 def _tools(tools: Any) -> list[dict[str, Any]]:
+    if tools is not None and not isinstance(tools, list):
+        raise UsageError("invalid request: tools must be a list")
     out: list[dict[str, Any]] = []
     for n, tool in enumerate(tools or []):
         if not isinstance(tool, dict) or tool.get("type") != "function":
             raise UsageError(f"invalid request: tools.{n}: only function tools are supported")
-        function = tool.get("function") or {}
-        if not function.get("name"):
+        function = _object(tool.get("function"), f"tools.{n}.function")
+        if not function.get("name") or not isinstance(function["name"], str):
             raise UsageError(f"invalid request: tools.{n}.function.name is required")
         entry: dict[str, Any] = {
             "type": "function",
@@ -104,7 +118,8 @@ def _tools(tools: Any) -> list[dict[str, Any]]:
 
 def _tool_choice(choice: Any) -> Any:
     if isinstance(choice, dict) and choice.get("type") == "function":
-        return {"type": "function", "name": (choice.get("function") or {}).get("name", "")}
+        function = _object(choice.get("function"), "tool_choice.function")
+        return {"type": "function", "name": function.get("name", "")}
     return choice
 
 
@@ -296,4 +311,4 @@ class ChatTranslator:
 
 def sse_chunk(chunk: dict[str, Any]) -> bytes:
     """One ``data:`` frame."""
-    return f"data: {json.dumps(chunk, separators=(',', ':'), ensure_ascii=False)}\n\n".encode()
+    return f"data: {safe_json.dumps(chunk)}\n\n".encode()

@@ -89,6 +89,7 @@ class EngineConfig:
     max_tool_rounds: int = 6
     default_max_results: int = 8
     stored_responses: int = 256
+    stored_response_bytes: int = 64 * 1024 * 1024
     web_timeout: float = 15.0
 
     @classmethod

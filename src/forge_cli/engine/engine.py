@@ -8,6 +8,7 @@ LocalBackend` and the SSE endpoint of ``forge serve``, so both paths produce ide
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import uuid
@@ -49,6 +50,15 @@ class PreparedRequest:
 class _Stored:
     response: dict[str, Any]
     transcript: tuple[dict[str, Any], ...]
+    size: int
+    """Estimated bytes held: the response and the whole transcript (history shared with other
+    entries counts for each, so the sum over-estimates, never under-estimates)."""
+
+
+def _stored_size(response: dict[str, Any], transcript: tuple[dict[str, Any], ...]) -> int:
+    return len(json.dumps(response, ensure_ascii=False, default=str)) + len(
+        json.dumps(transcript, ensure_ascii=False, default=str)
+    )
 
 
 class Engine:
@@ -74,6 +84,7 @@ class Engine:
             else None
         )
         self._stored: OrderedDict[str, _Stored] = OrderedDict()
+        self._stored_bytes = 0
         self._seed_lock = threading.Lock()
         self._seeded = not self.config.seed
 
@@ -174,9 +185,20 @@ class Engine:
     # -- stored responses --------------------------------------------------------------------
 
     def _remember(self, response: dict[str, Any], transcript: list[dict[str, Any]]) -> None:
-        self._stored[str(response["id"])] = _Stored(response, tuple(transcript))
-        while len(self._stored) > self.config.stored_responses:
-            self._stored.popitem(last=False)
+        """Keep a finished response: the most recent ``stored_responses`` that fit together in
+        ``stored_response_bytes``; one larger than that on its own is not kept at all."""
+        kept = tuple(transcript)
+        size = _stored_size(response, kept)
+        if size > self.config.stored_response_bytes:
+            return
+        self._stored[str(response["id"])] = _Stored(response, kept, size)
+        self._stored_bytes += size
+        while (
+            len(self._stored) > self.config.stored_responses
+            or self._stored_bytes > self.config.stored_response_bytes
+        ):
+            _, dropped = self._stored.popitem(last=False)
+            self._stored_bytes -= dropped.size
 
     def _lookup(self, response_id: str) -> _Stored:
         stored = self._stored.get(response_id)

@@ -13,6 +13,12 @@ A pure ASGI middleware (so SSE answers stream untouched) that runs before everyt
 - **Body size**: ``Content-Length`` above the limit is refused before reading; a chunked body is
   counted as it arrives and cut off with 413 ``request_too_large`` as soon as it passes the
   limit, so the server never holds more than the limit in memory.
+- **Body time**: a body that sends nothing for ``body_timeout`` seconds (a slow-drip client) is
+  answered 408 ``request_timeout`` instead of holding its connection forever.
+- **Failures**: a client that hangs up while its body arrives ends the request quietly; any other
+  unexpected exception becomes a 500 ``server_error`` in the OpenAI shape (nothing of the
+  exception is sent) and one sanitised line in the server's log, never a traceback that
+  prints client-controlled text on the server's terminal.
 
 Configured origins also get CORS answers (preflight and ``Access-Control-Allow-Origin``).
 """
@@ -20,13 +26,19 @@ Configured origins also get CORS answers (preflight and ``Access-Control-Allow-O
 from __future__ import annotations
 
 import ipaddress
+import logging
 from dataclasses import dataclass
 
+import anyio
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from forge_cli.engine.http_errors import error_response
+from forge_cli.redact import redact
+from forge_cli.sanitize import sanitize_inline
 
 __all__ = [
+    "DEFAULT_BODY_TIMEOUT",
     "DEFAULT_MAX_BODY_BYTES",
     "MULTIPART_SLACK",
     "GuardPolicy",
@@ -39,6 +51,11 @@ DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 
 MULTIPART_SLACK = 64 * 1024
 """Room for the multipart framing around an upload of the largest file allowed."""
+
+DEFAULT_BODY_TIMEOUT = 60.0
+"""Seconds a request body may send nothing before the request is answered 408."""
+
+_log = logging.getLogger("forge_cli.engine.serve")
 
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -94,6 +111,7 @@ class GuardPolicy:
     allowed_origins: tuple[str, ...] = ()
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     max_upload_bytes: int = 50 * 1024 * 1024 + MULTIPART_SLACK
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
 
     def host_allowed(self, header: str) -> bool:
         """Whether a ``Host`` header names this server."""
@@ -149,6 +167,10 @@ class GuardPolicy:
 
 class RequestTooLarge(Exception):
     """Raised from ``receive`` when a streamed body passes its limit."""
+
+
+class BodyTimeout(Exception):
+    """Raised from ``receive`` when a body sends nothing for ``body_timeout`` seconds."""
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -236,10 +258,20 @@ class RequestGuard:
     ) -> None:
         received = 0
         started = False
+        body_done = False
+        timeout = self._policy.body_timeout
 
         async def counting_receive() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, body_done
+            if body_done:  # only "http.disconnect" is left: wait for it as long as it takes
+                return await receive()
+            try:
+                with anyio.fail_after(timeout):
+                    message = await receive()
+            except TimeoutError:
+                raise BodyTimeout from None
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                body_done = True
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
@@ -260,9 +292,34 @@ class RequestGuard:
         try:
             await self._app(scope, counting_receive, tracking_send)
         except RequestTooLarge:
-            if started:
-                raise
             answer = error_response(
                 413, _too_large_message(limit), "invalid_request_error", code="request_too_large"
             )
+        except BodyTimeout:
+            answer = error_response(
+                408,
+                f"the request body sent nothing for {timeout:g} seconds",
+                "invalid_request_error",
+                code="request_timeout",
+            )
+        except ClientDisconnect:
+            return  # the client hung up while its body arrived: nobody to answer
+        except Exception as exc:  # a bug: one clean log line and an OpenAI-shaped 500
+            _log_failure(scope, exc)
+            answer = error_response(
+                500,
+                "forge serve failed to answer this request (the server's log has the reason)",
+                "server_error",
+                code="server_error",
+            )
+        else:
+            return
+        if not started:  # else the answer is cut short: uvicorn closes the connection
             await answer(scope, receive, send)
+
+
+def _log_failure(scope: Scope, exc: Exception) -> None:
+    """One line for the server's log; the path and message may be the client's own text."""
+    method, path = str(scope.get("method", "")), str(scope.get("path", ""))[:200]
+    text = f"{method} {path} failed: {type(exc).__name__}: {str(exc)[:500]}"
+    _log.error("%s", sanitize_inline(redact(text)))

@@ -6,20 +6,27 @@ JSON bodies, OpenAI-style list paging and string maps, each turning bad input in
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from anyio import to_thread
 from starlette.requests import Request as HTTPRequest
-from starlette.responses import JSONResponse
 
 from forge_cli import jsonsafe
 from forge_cli.engine import wire
+from forge_cli.engine.safe_json import JSONResponse
 from forge_cli.errors import UsageError
 
 __all__ = ["paged", "read_json", "run_sync", "str_dict"]
 
 T = TypeVar("T")
+
+_SUSPECT = re.compile(rb"\\[uU][dD][89a-fA-F]|NaN|Infinity|[eE][+-]?\d{3}|\d{300}")
+"""What may make a parsed body unusable: a ``\\uD800``-``\\uDFFF`` escape (JSON may spell a lone
+surrogate, which is no text), and ``NaN``, ``Infinity`` or a number too large for a float (read
+as inf), which no JSON answer can echo. A body without any of these is not checked further."""
 
 
 async def run_sync(func: Callable[[], T]) -> T:
@@ -40,23 +47,42 @@ async def read_json(request: HTTPRequest) -> dict[str, Any]:
         raise UsageError("the request body is nested too deeply") from None
     if not isinstance(value, dict):
         raise UsageError("the request body must be a JSON object")
+    if _SUSPECT.search(raw):
+        _check_plain(value)
     return value
+
+
+def _check_plain(value: object) -> None:
+    """Refuse strings that are not Unicode text and numbers that are not finite."""
+    try:
+        json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(
+            "the request body holds a string with an unpaired UTF-16 surrogate (\\ud800-\\udfff)"
+        ) from None
+    except ValueError:
+        raise UsageError(
+            "the request body holds a number that is not finite (NaN, Infinity or too large)"
+        ) from None
 
 
 def paged(request: HTTPRequest, data: list[dict[str, Any]]) -> JSONResponse:
     """Apply ``order``, ``after`` and ``limit`` query parameters to a full listing."""
     params = request.query_params
-    if params.get("order", "desc") == "desc":
+    order = params.get("order", "desc")
+    if order not in ("asc", "desc"):
+        raise UsageError("order must be 'asc' or 'desc'")
+    if order == "desc":
         data = list(reversed(data))
     after = params.get("after")
     if after:
         ids = [entry["id"] for entry in data]
         data = data[ids.index(after) + 1 :] if after in ids else []
-    try:
-        limit = int(params.get("limit", "100"))
-    except ValueError as exc:
-        raise UsageError("limit must be an integer") from exc
-    page = wire.list_page(data[: max(1, min(limit, 10_000))])
+    text = params.get("limit", "100")
+    if not (text.isascii() and text.isdigit()) or int(text[:9]) < 1:
+        raise UsageError("limit must be an integer of at least 1")
+    limit = 10_000 if len(text) > 9 else min(int(text), 10_000)
+    page = wire.list_page(data[:limit])
     page["has_more"] = len(data) > limit
     return JSONResponse(page)
 

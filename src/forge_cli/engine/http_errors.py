@@ -9,8 +9,8 @@ from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request as HTTPRequest
-from starlette.responses import JSONResponse
 
+from forge_cli.engine.safe_json import JSONResponse
 from forge_cli.errors import (
     AuthError,
     BackendError,

@@ -37,6 +37,8 @@ _MAX_QUOTES = 8
 _GAP = " … "
 _MAX_PER_PASSAGE = 4
 _MAX_QUOTE_CHARS = 420
+_MAX_ECHO = 200
+"""The answer that finds nothing quotes at most this much of the question."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*_])")
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)")
@@ -333,7 +335,8 @@ class RetrievalAnswerer:
                 "search -- enable file_search with a vector store, or create one with "
                 "`forge vs create NAME PATH...`."
             )
+        query = ctx.query if len(ctx.query) <= _MAX_ECHO else ctx.query[: _MAX_ECHO - 1] + "…"
         return (
             "Retrieval-only answer (no language model is configured): nothing in the searched "
-            f"sources matches {ctx.query!r}."
+            f"sources matches {query!r}."
         )

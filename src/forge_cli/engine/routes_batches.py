@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request as HTTPRequest
-from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from forge_cli.engine import wire
 from forge_cli.engine.http_bodies import paged, read_json, run_sync
+from forge_cli.engine.safe_json import JSONResponse
 from forge_cli.errors import NotFoundError, UsageError
 from forge_cli.knowledge import KnowledgeStore
 
@@ -63,6 +63,9 @@ def _entries(body: dict[str, Any]) -> list[tuple[str, dict[str, Any] | None]]:
     if shared is not None and not isinstance(shared, dict):
         raise UsageError("attributes must be an object")
     entries: list[tuple[str, dict[str, Any] | None]] = []
+    for key in ("file_ids", "files"):
+        if not isinstance(body.get(key) or [], list):
+            raise UsageError(f"{key} must be a list")
     for file_id in body.get("file_ids") or []:
         if not isinstance(file_id, str):
             raise UsageError("file_ids must be a list of strings")

@@ -11,13 +11,14 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.requests import Request as HTTPRequest
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from forge_cli.engine.chat_wire import ChatTranslator, chat_to_request, sse_chunk
 from forge_cli.engine.engine import Engine
 from forge_cli.engine.http_errors import error_body
 from forge_cli.engine.routes_knowledge import read_json
+from forge_cli.engine.safe_json import JSONResponse
 from forge_cli.engine.structured import check_structured_output
 from forge_cli.protocol.events import StreamEvent
 

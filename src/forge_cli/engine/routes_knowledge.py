@@ -8,14 +8,16 @@ OpenAI-shaped JSON errors.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from starlette.requests import Request as HTTPRequest
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from forge_cli.engine import wire
 from forge_cli.engine.http_bodies import paged, read_json, run_sync, str_dict
 from forge_cli.engine.multipart import parse_multipart
+from forge_cli.engine.safe_json import JSONResponse
 from forge_cli.errors import UsageError
 from forge_cli.knowledge import KnowledgeStore
 
@@ -79,11 +81,21 @@ class KnowledgeRoutes:
         return JSONResponse(wire.file_object(await run_sync(lambda: self.store.get_file(file_id))))
 
     async def file_content(self, request: HTTPRequest) -> Response:
-        """``GET /v1/files/{file_id}/content``: the original bytes."""
+        """``GET /v1/files/{file_id}/content``: the original bytes, as a download.
+
+        A stored HTML page must not run in a browser with the API's origin (it could read and
+        write every document): the answer is an attachment, not sniffed, and sandboxed.
+        """
         file_id = request.path_params["file_id"]
         record = await run_sync(lambda: self.store.get_file(file_id))
         data = await run_sync(lambda: self.store.get_file_content(file_id))
-        return Response(data, media_type=record.mime_type or "application/octet-stream")
+        headers = {
+            "Content-Disposition": f"attachment; filename*=UTF-8''{quote(record.filename)}",
+            "X-Content-Type-Options": "nosniff",
+            "Content-Security-Policy": "sandbox; default-src 'none'",
+        }
+        media_type = record.mime_type or "application/octet-stream"
+        return Response(data, media_type=media_type, headers=headers)
 
     async def delete_file(self, request: HTTPRequest) -> JSONResponse:
         """``DELETE /v1/files/{file_id}``."""
@@ -96,14 +108,15 @@ class KnowledgeRoutes:
     async def create_store(self, request: HTTPRequest) -> JSONResponse:
         """``POST /v1/vector_stores``."""
         body = await read_json(request)
-        name = body.get("name") or "untitled"
+        name = _optional_str(body, "name") or "untitled"
+        description = _optional_str(body, "description")
         file_ids = body.get("file_ids") or []
-        if not isinstance(name, str) or not isinstance(file_ids, list):
-            raise UsageError("name must be a string and file_ids a list of file ids")
+        if not isinstance(file_ids, list):
+            raise UsageError("file_ids must be a list of file ids")
         created = await run_sync(
             lambda: self.store.create_vector_store(
                 name,
-                description=body.get("description"),
+                description=description,
                 metadata=str_dict(body.get("metadata"), "metadata"),
                 file_ids=[str(f) for f in file_ids],
             )
@@ -125,11 +138,12 @@ class KnowledgeRoutes:
         """``POST /v1/vector_stores/{vs_id}``: name, description or metadata."""
         vs_id = request.path_params["vs_id"]
         body = await read_json(request)
+        name, description = _optional_str(body, "name"), _optional_str(body, "description")
         updated = await run_sync(
             lambda: self.store.update_vector_store(
                 vs_id,
-                name=body.get("name"),
-                description=body.get("description"),
+                name=name,
+                description=description,
                 metadata=str_dict(body.get("metadata"), "metadata"),
             )
         )
@@ -146,12 +160,18 @@ class KnowledgeRoutes:
         vs_id = request.path_params["vs_id"]
         body = await read_json(request)
         query = body.get("query")
-        if isinstance(query, list):
-            query = " ".join(str(q) for q in query)
+        if isinstance(query, list) and all(isinstance(q, str) for q in query):
+            query = " ".join(query)
         if not isinstance(query, str) or not query.strip():
-            raise UsageError("query is required")
+            raise UsageError("query is required (a string or a list of strings)")
         ranking = body.get("ranking_options") or {}
-        threshold = ranking.get("score_threshold") if isinstance(ranking, dict) else None
+        if not isinstance(ranking, dict):
+            raise UsageError("ranking_options must be an object")
+        threshold = ranking.get("score_threshold")
+        if threshold is not None and (
+            isinstance(threshold, bool) or not isinstance(threshold, int | float)
+        ):
+            raise UsageError("ranking_options.score_threshold must be a number")
         limit = body.get("max_num_results", 10)
         if isinstance(limit, bool) or not isinstance(limit, int):
             raise UsageError("max_num_results must be an integer")
@@ -214,6 +234,14 @@ class KnowledgeRoutes:
             lambda: self.store.attach_file(vs_id, file_id, attributes=attributes)
         )
         return JSONResponse(wire.vector_store_file_object(member))
+
+
+def _optional_str(body: dict[str, Any], key: str) -> str | None:
+    """``body[key]`` when it is a string or missing/null, else a UsageError naming the field."""
+    value = body.get(key)
+    if value is not None and not isinstance(value, str):
+        raise UsageError(f"{key} must be a string")
+    return value
 
 
 def knowledge_routes(store: KnowledgeStore) -> list[Route]:

@@ -7,10 +7,17 @@ JSON text): file ids, file names, pages and scores, enough for the client to cit
 
 The SDK runs the (synchronous, thread-safe) store calls in a worker thread so a long search never
 blocks other requests of a streamable-HTTP session.
+
+The SDK logs a request that fails (an unknown prompt, a handler error) with the client's text in
+the message, and would install a ``rich`` handler with full tracebacks on the root logger. Its
+records go instead to one sanitised, redacted line each on stderr (the operator's terminal for
+``forge serve``, the client's log for ``forge mcp``), and the root logger is left as it was.
 """
 
 from __future__ import annotations
 
+import logging
+import sys
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -18,6 +25,8 @@ from pydantic import BaseModel, Field
 
 from forge_cli.__about__ import __version__
 from forge_cli.errors import ForgeError
+from forge_cli.redact import redact
+from forge_cli.sanitize import sanitize_inline
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -240,14 +249,50 @@ async def _in_thread(func: Any, *args: Any) -> Any:
         raise ToolError(exc.one_line()) from exc
 
 
+_MAX_LOG_CHARS = 1000
+
+
+class _OneLineLog(logging.Handler):
+    """The SDK's records as one line each on stderr: client text made visible, secrets redacted,
+    an exception as its type and message (no traceback)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+            exc = record.exc_info[1] if record.exc_info else None
+            if exc is not None:
+                text = f"{text}: {type(exc).__name__}: {exc}"
+            text = sanitize_inline(redact(text))[:_MAX_LOG_CHARS]
+            sys.stderr.write(f"forge: {record.levelname.lower()}: {record.name}: {text}\n")
+        except Exception:  # a log line must never break a request
+            self.handleError(record)
+
+
+def _route_sdk_logs() -> None:
+    """Send the SDK's server records (loggers ``mcp.*``) to :class:`_OneLineLog` only."""
+    logger = logging.getLogger("mcp")
+    if not any(isinstance(handler, _OneLineLog) for handler in logger.handlers):
+        logger.addHandler(_OneLineLog())
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+
+
 def build_knowledge_server(store: KnowledgeStore) -> MCPServer:
     """An MCP server whose tools search and read ``store``."""
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
-    server = MCPServer(
-        SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
-    )
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        server = MCPServer(
+            SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+        )
+    finally:
+        # MCPServer calls logging.basicConfig with a rich handler: keep the root logger as it was.
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    _route_sdk_logs()
     read_only = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 
     @server.tool(annotations=read_only)
