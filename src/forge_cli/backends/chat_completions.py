@@ -22,6 +22,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
+from forge_cli.api_keys import check_api_key, key_source
 from forge_cli.backends._chat_stream import ChatStreamTranslator
 from forge_cli.backends._early import EarlySending
 from forge_cli.errors import BackendConnectionError, ProtocolError
@@ -87,6 +88,8 @@ class ChatCompletionsBackend(EarlySending):
         """Whether ``<think>…</think>`` opening an answer is shown as reasoning."""
         self.api_key_env = api_key_env
         env_key = os.environ.get(api_key_env) if api_key_env else None
+        owner = "ChatCompletionsBackend"
+        check_api_key(api_key or env_key, key_source(api_key, api_key_env, owner))
         self._api_key = api_key or env_key or PLACEHOLDER_API_KEY
         if self._api_key != PLACEHOLDER_API_KEY:
             register_secret(self._api_key)

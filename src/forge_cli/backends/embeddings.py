@@ -13,6 +13,7 @@ from typing import Any
 import httpx2
 
 from forge_cli import jsonsafe
+from forge_cli.api_keys import check_api_key, key_source
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,
@@ -52,6 +53,7 @@ class OpenAIEmbedder:
         self.name = f"api:{model}"
         """The name its vectors are stored under (``knowledge.embedding.embedder_name``)."""
         self.api_key_env = api_key_env
+        self._key()  # a key a header cannot carry is refused now, not at the first request
         self.batch_size = batch_size
         self.limits = limits
         self._client = client or httpx2.Client(timeout=timeout, trust_env=False)
@@ -66,12 +68,18 @@ class OpenAIEmbedder:
 
     def _headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json"}
-        if self.api_key_env:
-            key = os.environ.get(self.api_key_env)
-            if key:
-                register_secret(key)
-                headers["authorization"] = f"Bearer {key}"
+        key = self._key()
+        if key:
+            register_secret(key)
+            headers["authorization"] = f"Bearer {key}"
         return headers
+
+    def _key(self) -> str | None:
+        """The key from ``api_key_env`` (read at each request), refused when a header cannot
+        carry it."""
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        check_api_key(key, key_source(None, self.api_key_env, "OpenAIEmbedder"))
+        return key
 
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         url = f"{self.base_url}/embeddings"

@@ -17,6 +17,7 @@ from typing import Any
 import httpx2
 
 from forge_cli import jsonsafe
+from forge_cli.api_keys import check_api_key, key_source
 from forge_cli.backends._http import bound_bodies
 from forge_cli.errors import (
     AuthError,
@@ -74,6 +75,7 @@ class HttpKnowledgeClient:
         self.name = base_url.rstrip("/")
         self._api_key_env = api_key_env
         key = api_key or (os.environ.get(api_key_env) if api_key_env else None)
+        check_api_key(key, key_source(api_key, api_key_env, "HttpKnowledgeClient"))
         register_secret(key)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         headers["OpenAI-Beta"] = "assistants=v2"

@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 import httpx2
 
+from forge_cli.api_keys import check_api_key, key_source
 from forge_cli.backends._early import EarlySending, signal_sent
 from forge_cli.backends._http import (
     BodyBudget,
@@ -85,6 +86,7 @@ class ResponsesBackend(EarlySending):
         self.limits = limits
         self.api_key_env = api_key_env
         key = api_key if api_key is not None else _env_key(api_key_env)
+        check_api_key(key, key_source(api_key, api_key_env, "ResponsesBackend"))
         register_secret(key)
         self._api_key = Secret(key) if key else None
         self._headers = dict(headers or {})
