@@ -20,7 +20,6 @@ from typing import Any
 import httpx2
 import pytest
 
-from forge_cli.backends._chat_errors import chat_transport_error
 from forge_cli.backends._http import (
     ErrorContext,
     SchemeTransport,
@@ -240,10 +239,6 @@ async def test_closed_before_the_status_line() -> None:
     assert oneline(info.value, server.url) == (
         f"{server.url} closed the connection without a reply "
         "(Server disconnected without sending a response.)"
-    )
-    chat = chat_transport_error(info.value, ErrorContext(server.url), "connect")
-    assert chat.message == (
-        f"cannot connect to {server.url}: Server disconnected without sending a response."
     )
 
 

@@ -29,6 +29,7 @@ from forge_cli.backends._http import (
     build_client,
     display_url,
     map_transport_error,
+    reject_html,
     send_with_retries,
 )
 from forge_cli.backends._kf_events import knowledge_forge_event
@@ -152,7 +153,7 @@ class ResponsesBackend(EarlySending):
         task iterating this ends (see :func:`_close_when_task_ends`)."""
         release = _close_when_task_ends(response) if tie else (lambda: None)
         try:
-            _reject_html(response, ctx)
+            reject_html(response, ctx)
             if _is_json(response):
                 reply = await self._json_reply_event(response, ctx)
                 yield [knowledge_forge_event(reply) if self.dialect == "knowledge-forge" else reply]
@@ -331,15 +332,6 @@ def _close_when_task_ends(response: httpx2.Response) -> Callable[[], None]:
         task.remove_done_callback(on_done)
 
     return release
-
-
-def _reject_html(response: httpx2.Response, ctx: ErrorContext) -> None:
-    """A web page instead of an event stream almost always means a wrong base URL."""
-    if response.headers.get("content-type", "").lower().startswith("text/html"):
-        raise ProtocolError(
-            f"{ctx.url} answered with a web page, not an event stream",
-            hint="check the base URL; it usually ends in /v1",
-        )
 
 
 def _is_json(response: httpx2.Response) -> bool:
