@@ -257,3 +257,37 @@ def test_the_knowledge_client_refused_reads_as_the_backends(refusing_port: int) 
         f"could not connect to {base_url}/vector_stores: All connection attempts failed "
         f"{HINT_RUNNING}"
     )
+
+
+def _no_key_line(api: str, base_url: str) -> str | None:
+    if api == "responses":
+        backend: Any = ResponsesBackend(base_url, api_key_env=KEY_VAR)
+    else:
+        backend = ChatCompletionsBackend(base_url=base_url, api_key_env=KEY_VAR)
+
+    async def turn() -> str | None:
+        try:
+            request = Request(model="m", input="hi")
+            return (await run_turn(backend_responder(backend), request)).error_line
+        finally:
+            await backend.aclose()
+
+    return asyncio.run(turn())
+
+
+def test_a_401_without_a_key_says_so_on_both_apis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No key configured: the chat backend sends its placeholder and the Responses backend
+    nothing, but both say no API key was sent and which variable would hold it."""
+    monkeypatch.delenv(KEY_VAR, raising=False)
+    lines = {}
+    for api in APIS:
+        with LoopbackServer() as server:
+            server.add(Reply.json(401, {"error": {"message": "Missing key."}}))
+            line = _no_key_line(api, server.base_url)
+            assert line is not None
+            lines[api] = line.replace(_endpoint(api, server.base_url), "<endpoint>")
+    assert lines == dict.fromkeys(
+        APIS,
+        f"<endpoint> refused the credentials (HTTP 401) (no API key was sent: {KEY_VAR} is not "
+        f"set): Missing key. (hint: set the API key in the environment variable {KEY_VAR})",
+    )
