@@ -17,6 +17,7 @@ LEAVES = {
     "forge_cli.logs",
     "forge_cli.prompting",
     "forge_cli.wording",
+    "forge_cli.api_keys",
     "forge_cli.redact",
     "forge_cli.limits",
     "forge_cli.jsonsafe",

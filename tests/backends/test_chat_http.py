@@ -1,4 +1,5 @@
-"""The Chat Completions backend on the shared HTTP stack: the SDK's retries and error wording.
+"""The Chat Completions backend on the shared HTTP stack: the SDK's retries, the errors worded as on
+the Responses path (tests/backends/test_error_wording.py compares the two).
 
 Real loopback servers; retry waits are recorded by an injected ``sleep``, never slept.
 """
@@ -13,7 +14,6 @@ import pytest
 from forge_cli.backends.chat_completions import ChatCompletionsBackend
 from forge_cli.errors import (
     AuthError,
-    BackendConnectionError,
     BackendHTTPError,
     BackendTimeoutError,
     ProtocolError,
@@ -81,7 +81,10 @@ async def test_a_read_timeout_before_the_headers_is_retried_then_named() -> None
             assert len(server.requests) == 2
     finally:
         gate.set()
-    assert info.value.one_line() == f"timed out talking to {server.base_url}"
+    assert info.value.one_line() == (  # worded as on the Responses path
+        f"no data from {server.base_url}/chat/completions after 0.2 s (idle read timeout) "
+        "(hint: the server may be overloaded; raise the read timeout for slow models)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -94,15 +97,17 @@ async def test_what_the_server_forbids_is_not_retried(headers: dict[str, str], s
         with pytest.raises(BackendHTTPError) as info:
             await _ask(server)
         assert len(server.requests) == 1
-    assert info.value.one_line() == f"{server.base_url} answered HTTP {status}: no"
+    assert info.value.one_line() == f"{server.base_url}/chat/completions returned HTTP {status}: no"
 
 
-async def test_auth_error_is_worded_as_before_and_the_echoed_key_is_redacted() -> None:
+async def test_auth_error_names_the_endpoint_and_the_echoed_key_is_redacted() -> None:
     with LoopbackServer() as server:
         server.add(Reply.json(401, {"error": {"message": f"bad key {KEY}"}}))
         with pytest.raises(AuthError) as info:
             await _ask(server)
-    assert info.value.one_line().startswith(f"{server.base_url} refused the credentials (HTTP 401)")
+    assert info.value.one_line().startswith(
+        f"{server.base_url}/chat/completions refused the credentials (HTTP 401): bad key ***"
+    )
     assert info.value.server_message == "bad key ***"
     assert KEY not in repr(info.value.__cause__)  # what a --debug traceback shows
 
@@ -110,14 +115,14 @@ async def test_auth_error_is_worded_as_before_and_the_echoed_key_is_redacted() -
 @pytest.mark.parametrize(
     ("reply", "shown"),
     [
-        (Reply.json(404, {"detail": "Not Found"}), None),
+        (Reply.json(404, {"detail": "Not Found"}), "Not Found"),  # FastAPI's shape
         (Reply.json(400, {"error": "model missing"}), "model missing"),
         (Reply.text(400, "<html><p>nginx</p></html>"), None),
         (Reply.text(400, 'data: {"error": {"message": "framed"}}\n\ndata: [DONE]\n\n'), "framed"),
         (Reply.text(400, "bad \x1b[31mred"), "bad \\x1b[31mred"),
     ],
 )
-async def test_server_messages_are_read_as_the_sdk_read_them(
+async def test_server_messages_are_read_as_on_the_responses_path(
     reply: Reply, shown: str | None
 ) -> None:
     with LoopbackServer() as server:
@@ -131,12 +136,12 @@ async def test_connection_lost_mid_stream_is_not_retried() -> None:
     chunk = {"choices": [{"index": 0, "delta": {"content": "par"}}]}
     with LoopbackServer() as server:
         server.add(Reply.sse([sse(chunk), Drop()]))
-        with pytest.raises(BackendConnectionError, match="was lost"):
+        with pytest.raises(ProtocolError, match="the stream ended early: the connection to"):
             await _ask(server)
         assert len(server.requests) == 1
 
 
-async def test_idle_stream_times_out_with_its_own_words() -> None:
+async def test_idle_stream_times_out_worded_as_on_the_responses_path() -> None:
     gate = threading.Event()
     chunk = {"choices": [{"index": 0, "delta": {"content": "par"}}]}
     try:
@@ -146,7 +151,10 @@ async def test_idle_stream_times_out_with_its_own_words() -> None:
                 await _ask(server, timeout=0.2)
     finally:
         gate.set()
-    assert info.value.one_line() == f"timed out reading from {server.base_url}"
+    assert info.value.one_line() == (
+        f"no data from {server.base_url}/chat/completions after 0.2 s (idle read timeout) "
+        "(hint: the server may be overloaded; raise the read timeout for slow models)"
+    )
 
 
 async def test_organization_and_project_headers_come_from_the_environment(
@@ -170,6 +178,6 @@ async def test_a_model_list_we_cannot_read_is_a_protocol_error(body: Any) -> Non
     with LoopbackServer() as server:
         server.add(Reply.json(200, body) if isinstance(body, dict) else Reply.text(200, body))
         backend = ChatCompletionsBackend(base_url=server.base_url, max_retries=0)
-        with pytest.raises(ProtocolError, match="cannot understand"):
+        with pytest.raises(ProtocolError, match="/models did not return"):
             await backend.list_models()
         await backend.aclose()

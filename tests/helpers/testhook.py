@@ -51,7 +51,9 @@ FORGE_COMMAND = [sys.executable, str(Path(__file__).with_name("forge_main.py"))]
 
 _ERRORS: dict[str, Exception] = {
     "auth": AuthError("the server refused the API key (401)", status_code=401, env_var="TEST_KEY"),
-    "connect": BackendConnectionError("cannot connect to http://127.0.0.1:9 (connection refused)"),
+    "connect": BackendConnectionError(
+        "could not connect to http://127.0.0.1:9/v1/responses: All connection attempts failed"
+    ),
     "limit": ToolIterationLimitError("stopped after 1 tool iteration (limit 1)"),
 }
 

@@ -120,6 +120,8 @@ def test_connection_refused_is_mapped() -> None:
     sock.close()
     with (
         OpenAIEmbedder(f"http://127.0.0.1:{port}/v1", "m", timeout=2) as emb,
-        pytest.raises(BackendConnectionError, match="could not reach"),
+        pytest.raises(
+            BackendConnectionError, match=f"could not connect to http://127.0.0.1:{port}"
+        ),
     ):
         emb.embed(["x"])

@@ -56,6 +56,7 @@ __all__ = [
     "mark_sent",
     "parse_retry_after",
     "read_error_body",
+    "reject_html",
     "send_with_retries",
     "server_message",
     "status_error",
@@ -394,7 +395,11 @@ def _timeout_seconds(exc: httpx2.TimeoutException, kind: str) -> str:
 
 
 def map_transport_error(exc: httpx2.HTTPError, ctx: ErrorContext, phase: Phase) -> BackendError:
-    """Our error for an httpx2 transport failure, most specific first."""
+    """Our error for an httpx2 transport failure, most specific first.
+
+    The one wording of every backend and API (Responses, Chat Completions, the knowledge
+    client): the same failure reads the same whichever API met it (docs/backends.md, Errors).
+    """
     reason = ctx.clean(str(exc) or type(exc).__name__, limit=160)
     if isinstance(exc, httpx2.ConnectTimeout | httpx2.PoolTimeout):
         waited = _timeout_seconds(exc, "connect")
@@ -412,6 +417,8 @@ def map_transport_error(exc: httpx2.HTTPError, ctx: ErrorContext, phase: Phase) 
         return ProtocolError(
             f"the stream ended early: the connection to {ctx.url} was lost ({reason})"
         )
+    if isinstance(exc, httpx2.DecodingError):
+        return ProtocolError(f"the reply from {ctx.url} could not be decoded ({reason})")
     if isinstance(exc, httpx2.ConnectError):
         return BackendConnectionError(
             f"could not connect to {ctx.url}: {reason}", hint="is the server running?"
@@ -455,7 +462,26 @@ def _message_in(data: dict[str, Any]) -> str | None:
 
 
 def status_error(status_code: int, body: bytes, ctx: ErrorContext) -> BackendHTTPError:
-    """Our error for a non-2xx reply; 401/403 become :class:`AuthError` naming the env var."""
+    """Our error for a non-2xx reply; 401/403 become :class:`AuthError` naming the env var.
+
+    The one wording of every API. What the server said is chained under it (redacted), so a
+    ``--debug`` traceback shows it.
+    """
+    error = _status_error(status_code, body, ctx)
+    error.__cause__ = _ServerReply(status_code, error.server_message)
+    return error
+
+
+class _ServerReply(Exception):
+    """The failed reply, chained under our error so a ``--debug`` traceback shows what the
+    server said (already redacted and cleaned)."""
+
+    def __init__(self, status_code: int, server_message: str | None) -> None:
+        said = f" - {server_message}" if server_message else ""
+        super().__init__(f"HTTP {status_code}{said}")
+
+
+def _status_error(status_code: int, body: bytes, ctx: ErrorContext) -> BackendHTTPError:
     message = server_message(body, ctx)
     suffix = f": {message}" if message else ""
     if status_code in (401, 403):
@@ -474,6 +500,15 @@ def status_error(status_code: int, body: bytes, ctx: ErrorContext) -> BackendHTT
         status_code=status_code,
         server_message=message,
     )
+
+
+def reject_html(response: httpx2.Response, ctx: ErrorContext) -> None:
+    """A web page instead of an event stream almost always means a wrong base URL (both APIs)."""
+    if response.headers.get("content-type", "").lower().startswith("text/html"):
+        raise ProtocolError(
+            f"{ctx.url} answered with a web page, not an event stream",
+            hint="check the base URL; it usually ends in /v1",
+        )
 
 
 async def read_error_body(response: httpx2.Response, limit: int = _MAX_ERROR_BODY) -> bytes:
@@ -509,8 +544,9 @@ def _retryable_transport(exc: httpx2.HTTPError) -> bool:
 class FailureMap:
     """Which transport failures a backend retries, and how it words what it cannot retry.
 
-    The defaults are the Responses backend's. The Chat Completions backend keeps the retries and
-    the one-line errors it had under the openai SDK (docs/adr/0014-chat-path-http.md).
+    The defaults are the Responses backend's. The Chat Completions backend keeps the wider
+    retries it had under the openai SDK (docs/adr/0014-chat-path-http.md) but words its errors
+    with the same functions, so one failure reads the same on both APIs.
     """
 
     retryable: Callable[[httpx2.HTTPError], bool] = _retryable_transport

@@ -22,6 +22,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
+from forge_cli.api_keys import check_api_key, key_source
 from forge_cli.backends._chat_stream import ChatStreamTranslator
 from forge_cli.backends._early import EarlySending
 from forge_cli.errors import BackendConnectionError, ProtocolError
@@ -30,6 +31,7 @@ from forge_cli.jsonsafe import whole_object
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.redact import redact, register_secret
+from forge_cli.stream.endings import NO_TERMINAL_EVENT, NO_VALID_EVENT
 from forge_cli.stream.sse import LineSplitter, event_too_large
 
 if TYPE_CHECKING:
@@ -87,6 +89,8 @@ class ChatCompletionsBackend(EarlySending):
         """Whether ``<think>…</think>`` opening an answer is shown as reasoning."""
         self.api_key_env = api_key_env
         env_key = os.environ.get(api_key_env) if api_key_env else None
+        owner = "ChatCompletionsBackend"
+        check_api_key(api_key or env_key, key_source(api_key, api_key_env, owner))
         self._api_key = api_key or env_key or PLACEHOLDER_API_KEY
         if self._api_key != PLACEHOLDER_API_KEY:
             register_secret(self._api_key)
@@ -121,10 +125,16 @@ class ChatCompletionsBackend(EarlySending):
         headers.update(self.default_headers)
         return headers
 
-    def _context(self) -> ErrorContext:
-        from forge_cli.backends._http import ErrorContext
+    def _context(self, path: str) -> ErrorContext:
+        """What an error about ``path`` says: its URL as the Responses backend shows one (no
+        user info or query), the key's variable, and whether a real key was sent."""
+        from forge_cli.backends._http import ErrorContext, display_url
 
-        return ErrorContext(url=self.base_url.rstrip("/"), env_var=self.api_key_env)
+        return ErrorContext(
+            url=display_url(f"{self.base_url.rstrip('/')}{path}"),
+            env_var=self.api_key_env,
+            key_sent=self._api_key != PLACEHOLDER_API_KEY,
+        )
 
     async def _send(
         self,
@@ -142,13 +152,14 @@ class ChatCompletionsBackend(EarlySending):
         from forge_cli.backends._http import RetryPolicy, send_with_retries
 
         client = self._get_client()
-        ctx = self._context()
+        ctx = self._context(path)
         try:
             request = client.build_request(
-                method, f"{ctx.url}{path}", json=body, headers=self._headers()
+                method, f"{self.base_url.rstrip('/')}{path}", json=body, headers=self._headers()
             )
         except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as exc:
-            raise BackendConnectionError(redact(f"cannot connect to {ctx.url}: {exc}")) from exc
+            reason = ctx.clean(str(exc), limit=160)
+            raise BackendConnectionError(f"could not connect to {ctx.url}: {reason}") from exc
         if sent is not None:
             from forge_cli.backends._early import signal_sent
 
@@ -223,14 +234,15 @@ class ChatCompletionsBackend(EarlySending):
         """The events of ``response``'s chunks, one list per network read; closes it when done."""
         import httpx2
 
-        from forge_cli.backends._chat_errors import stream_read_error
-        from forge_cli.backends._http import BodyBudget
+        from forge_cli.backends._http import BodyBudget, map_transport_error, reject_html
 
         translator = ChatStreamTranslator(model, split_think=self.think_tags)
-        where = self.base_url.rstrip("/")
+        ctx = self._context("/chat/completions")
+        where = ctx.url
         finished = False
         valid = 0
         try:
+            reject_html(response, ctx)
             yield list(translator.start())
             reader = _ChunkReader(BodyBudget(where, self.limits.max_response_bytes), self.limits)
             async for batch in _chunk_batches(response.aiter_bytes(), reader):
@@ -249,42 +261,43 @@ class ChatCompletionsBackend(EarlySending):
                 if events:
                     yield events
         except httpx2.HTTPError as exc:
-            raise stream_read_error(exc, where) from exc
+            raise map_transport_error(exc, ctx, "stream") from exc
         finally:
             await response.aclose()
-        if valid == 0:
-            raise ProtocolError(f"the stream from {where} carried no valid chunk")
+        if valid == 0:  # worded as on the Responses path (stream/endings.py)
+            raise ProtocolError(NO_VALID_EVENT)
         if not finished and translator.finish_reason is None:
-            raise ProtocolError(f"the stream from {where} ended before the reply finished")
+            raise ProtocolError(NO_TERMINAL_EVENT)
         yield list(translator.finish())
 
     async def list_models(self) -> list[str]:
         """``GET /models``: the ids the server offers (Ollama, vLLM, llama.cpp, LM Studio and
-        OpenAI all serve it), in its order."""
+        OpenAI all serve it), in its order. Failures are worded as on the Responses path."""
         import httpx2
 
-        where = self.base_url.rstrip("/")
+        from forge_cli.backends._http import map_transport_error
+
+        ctx = self._context("/models")
+        limit = min(_MAX_JSON_BODY, self.limits.max_response_bytes)
         response = await self._send("GET", "/models")
         try:
-            raw = await _read_body(response, min(_MAX_JSON_BODY, self.limits.max_response_bytes))
+            raw = await _read_body(response, limit)
         except httpx2.HTTPError as exc:
-            raise BackendConnectionError(
-                redact(f"cannot list models at {self.base_url}: {exc}")
-            ) from exc
+            raise map_transport_error(exc, ctx, "stream") from exc
         finally:
             await response.aclose()
         if raw is None:
             raise ProtocolError(
-                f"the model list from {where} is larger than "
-                f"{describe_bytes(min(_MAX_JSON_BODY, self.limits.max_response_bytes))}"
+                f"the reply from {ctx.url} is larger than {describe_bytes(limit)}",
+                hint="raise limits.max_response_mb (FORGE_MAX_RESPONSE_MB) if it is trusted",
             )
         try:
             page = json_loads(raw, max_depth=self.limits.max_json_depth)
         except ValueError as exc:
-            raise ProtocolError(f"{where} sent a reply we cannot understand") from exc
+            raise ProtocolError(f"{ctx.url} did not return valid JSON ({exc})") from exc
         entries = page.get("data") if isinstance(page, dict) else None
         if not isinstance(entries, list):
-            raise ProtocolError(f"{where} sent a reply we cannot understand")
+            raise ProtocolError(f"{ctx.url} did not return a model list")
         ids = [entry.get("id") for entry in entries if isinstance(entry, dict)]
         return [model_id for model_id in ids if isinstance(model_id, str)]
 

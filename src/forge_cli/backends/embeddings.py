@@ -1,28 +1,27 @@
 """An :class:`~forge_cli.knowledge.Embedder` for any OpenAI-compatible ``/v1/embeddings`` endpoint.
 
 The knowledge layer must not speak HTTP, so the HTTP embedder lives here and is handed to the
-store by whoever builds it. httpx2 errors are mapped to our exception tree in this one place.
+store by whoever builds it. httpx2 errors are mapped to our exception tree in this one place, in
+the words every backend uses (``_http``: imported on the first failure, so a working embedder
+does not load the async plumbing).
 """
 
 from __future__ import annotations
 
 import os
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 
 from forge_cli import jsonsafe
-from forge_cli.errors import (
-    AuthError,
-    BackendConnectionError,
-    BackendHTTPError,
-    BackendTimeoutError,
-    ProtocolError,
-    UsageError,
-)
+from forge_cli.api_keys import check_api_key, key_source
+from forge_cli.errors import ProtocolError, UsageError
 from forge_cli.limits import DEFAULT_LIMITS, Limits
 from forge_cli.redact import register_secret
+
+if TYPE_CHECKING:
+    from forge_cli.backends._http import ErrorContext
 
 __all__ = ["OpenAIEmbedder"]
 
@@ -52,6 +51,7 @@ class OpenAIEmbedder:
         self.name = f"api:{model}"
         """The name its vectors are stored under (``knowledge.embedding.embedder_name``)."""
         self.api_key_env = api_key_env
+        self._key()  # a key a header cannot carry is refused now, not at the first request
         self.batch_size = batch_size
         self.limits = limits
         self._client = client or httpx2.Client(timeout=timeout, trust_env=False)
@@ -66,39 +66,45 @@ class OpenAIEmbedder:
 
     def _headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json"}
-        if self.api_key_env:
-            key = os.environ.get(self.api_key_env)
-            if key:
-                register_secret(key)
-                headers["authorization"] = f"Bearer {key}"
+        key = self._key()
+        if key:
+            register_secret(key)
+            headers["authorization"] = f"Bearer {key}"
         return headers
+
+    def _key(self) -> str | None:
+        """The key from ``api_key_env`` (read at each request), refused when a header cannot
+        carry it."""
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        check_api_key(key, key_source(None, self.api_key_env, "OpenAIEmbedder"))
+        return key
 
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         url = f"{self.base_url}/embeddings"
+        headers = self._headers()
         try:
             response, content = self._post_bounded(
-                url, {"model": self.model, "input": texts}, self._headers()
+                url, {"model": self.model, "input": texts}, headers
             )
-        except httpx2.TimeoutException as exc:
-            raise BackendTimeoutError(f"embeddings request to {url} timed out") from exc
-        except httpx2.TransportError as exc:
-            raise BackendConnectionError(f"could not reach the embeddings server {url}") from exc
-        if response.status_code in (401, 403):
-            raise AuthError(
-                f"the embeddings server refused the request ({response.status_code})",
-                status_code=response.status_code,
-                env_var=self.api_key_env,
-                server_message=_server_message(content),
-            )
+        except httpx2.HTTPError as exc:
+            from forge_cli.backends._http import map_transport_error
+
+            raise map_transport_error(exc, self._context(url, headers), "connect") from exc
         if response.status_code >= 400:
-            message = _server_message(content)
-            raise BackendHTTPError(
-                f"embeddings request failed with HTTP {response.status_code}"
-                + (f": {message}" if message else ""),
-                status_code=response.status_code,
-                server_message=message,
-            )
+            from forge_cli.backends._http import status_error
+
+            raise status_error(response.status_code, content, self._context(url, headers))
         return _parse(content, len(texts))
+
+    def _context(self, url: str, headers: dict[str, str]) -> ErrorContext:
+        """What an error says: worded as the backends word theirs (``_http``)."""
+        from forge_cli.backends._http import ErrorContext, display_url
+
+        return ErrorContext(
+            url=display_url(url),
+            env_var=self.api_key_env,
+            key_sent="authorization" in headers,
+        )
 
     def _post_bounded(
         self, url: str, body: dict[str, Any], headers: dict[str, str]
@@ -140,21 +146,6 @@ class OpenAIEmbedder:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-def _server_message(content: bytes) -> str | None:
-    try:
-        body: Any = jsonsafe.loads(content)
-    except ValueError:
-        text = content.decode("utf-8", "replace").strip()
-        return None if not text or text.startswith("<") else text[:200]
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return str(error["message"])
-        if isinstance(error, str):
-            return error
-    return None
 
 
 def _parse(content: bytes, expected: int) -> list[list[float]]:

@@ -17,12 +17,16 @@ from typing import Any
 import httpx2
 
 from forge_cli import jsonsafe
-from forge_cli.backends._http import bound_bodies
+from forge_cli.api_keys import check_api_key, key_source
+from forge_cli.backends._http import (
+    ErrorContext,
+    bound_bodies,
+    display_url,
+    map_transport_error,
+    server_message,
+    status_error,
+)
 from forge_cli.errors import (
-    AuthError,
-    BackendConnectionError,
-    BackendHTTPError,
-    BackendTimeoutError,
     ForgeError,
     NotFoundError,
     ProtocolError,
@@ -46,18 +50,6 @@ from forge_cli.wording import shorten
 __all__ = ["HttpKnowledgeClient"]
 
 
-def _server_message(reply: httpx2.Response) -> str:
-    try:
-        body = jsonsafe.loads(reply.content)
-    except ValueError:
-        text = reply.text.strip()
-        return "" if text.startswith("<") else text[:200]  # an HTML page says nothing on one line
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return str(error["message"])
-    return str(error or body)[:200]
-
-
 class HttpKnowledgeClient:
     """Files and vector stores of a remote server. ``base_url`` ends in ``/v1``."""
 
@@ -74,7 +66,9 @@ class HttpKnowledgeClient:
         self.name = base_url.rstrip("/")
         self._api_key_env = api_key_env
         key = api_key or (os.environ.get(api_key_env) if api_key_env else None)
+        check_api_key(key, key_source(api_key, api_key_env, "HttpKnowledgeClient"))
         register_secret(key)
+        self._key_sent = bool(key)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         headers["OpenAI-Beta"] = "assistants=v2"
         hook = bound_bodies(limits.max_error_body_bytes, limits.max_response_bytes)
@@ -87,33 +81,29 @@ class HttpKnowledgeClient:
         )
 
     async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        """The reply to ``method path``; failures worded as the backends word them (``_http``),
+        except that an unknown id (HTTP 404) is a :class:`NotFoundError` with the server's
+        message."""
+        path = path.lstrip("/")
+        ctx = ErrorContext(
+            url=display_url(f"{self.name}/{path}"),
+            env_var=self._api_key_env,
+            key_sent=self._key_sent,
+        )
         try:
-            reply = await self._client.request(method, path.lstrip("/"), **kwargs)
-        except httpx2.TimeoutException as exc:
-            raise BackendTimeoutError(f"{self.name} did not answer in time") from exc
+            reply = await self._client.request(method, path, **kwargs)
         except httpx2.HTTPError as exc:
-            raise BackendConnectionError(f"could not reach {self.name}: {exc}") from exc
+            raise map_transport_error(exc, ctx, "connect") from exc
         if reply.status_code >= 400:
-            message = _server_message(reply)
             if reply.status_code == 404:
-                raise NotFoundError(message)
-            if reply.status_code in (401, 403):
-                raise AuthError(
-                    f"{self.name} refused the credentials: {message}",
-                    status_code=reply.status_code,
-                    env_var=self._api_key_env,
-                    server_message=message,
-                )
-            raise BackendHTTPError(
-                f"{self.name} answered HTTP {reply.status_code}: {message}",
-                status_code=reply.status_code,
-                server_message=message,
-            )
+                message = server_message(reply.content, ctx)
+                raise NotFoundError(message or f"{ctx.url} returned HTTP 404")
+            raise status_error(reply.status_code, reply.content, ctx)
         if reply.headers.get("content-type", "").startswith("application/json"):
             try:
                 return jsonsafe.loads(reply.content)
             except ValueError as exc:
-                raise ProtocolError(f"{self.name}{path} sent bad JSON ({exc})") from exc
+                raise ProtocolError(f"{ctx.url} did not return valid JSON ({exc})") from exc
         return reply.content
 
     async def _list(self, path: str) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 import httpx2
 
+from forge_cli.api_keys import check_api_key, key_source
 from forge_cli.backends._early import EarlySending, signal_sent
 from forge_cli.backends._http import (
     BodyBudget,
@@ -28,6 +29,7 @@ from forge_cli.backends._http import (
     build_client,
     display_url,
     map_transport_error,
+    reject_html,
     send_with_retries,
 )
 from forge_cli.backends._kf_events import knowledge_forge_event
@@ -85,6 +87,7 @@ class ResponsesBackend(EarlySending):
         self.limits = limits
         self.api_key_env = api_key_env
         key = api_key if api_key is not None else _env_key(api_key_env)
+        check_api_key(key, key_source(api_key, api_key_env, "ResponsesBackend"))
         register_secret(key)
         self._api_key = Secret(key) if key else None
         self._headers = dict(headers or {})
@@ -150,7 +153,7 @@ class ResponsesBackend(EarlySending):
         task iterating this ends (see :func:`_close_when_task_ends`)."""
         release = _close_when_task_ends(response) if tie else (lambda: None)
         try:
-            _reject_html(response, ctx)
+            reject_html(response, ctx)
             if _is_json(response):
                 reply = await self._json_reply_event(response, ctx)
                 yield [knowledge_forge_event(reply) if self.dialect == "knowledge-forge" else reply]
@@ -329,15 +332,6 @@ def _close_when_task_ends(response: httpx2.Response) -> Callable[[], None]:
         task.remove_done_callback(on_done)
 
     return release
-
-
-def _reject_html(response: httpx2.Response, ctx: ErrorContext) -> None:
-    """A web page instead of an event stream almost always means a wrong base URL."""
-    if response.headers.get("content-type", "").lower().startswith("text/html"):
-        raise ProtocolError(
-            f"{ctx.url} answered with a web page, not an event stream",
-            hint="check the base URL; it usually ends in /v1",
-        )
 
 
 def _is_json(response: httpx2.Response) -> bool:

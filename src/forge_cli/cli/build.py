@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from forge_cli.api_keys import check_api_key
 from forge_cli.cli.local_store import engine_config, open_local_store
 from forge_cli.config import Settings, conversations_dir
 from forge_cli.config.tools import LOCAL_UNAVAILABLE_TOOLS
@@ -80,30 +81,6 @@ def api_key_env(settings: Settings, environ: Mapping[str, str] | None = None) ->
     if settings.api == "knowledge-forge" or env.get("FORGE_API_KEY"):
         return "FORGE_API_KEY"
     return "OPENAI_API_KEY"
-
-
-def check_api_key(key: str | None, where: str) -> None:
-    """Refuse an API key that an HTTP header cannot carry, naming where it came from and what is
-    wrong with it, never the key itself: a pasted key that kept a line break, a space or a
-    typographic character would otherwise fail on the wire (``ConfigError``, exit 2)."""
-    if not key:
-        return
-    for position, char in enumerate(key, start=1):
-        if "!" <= char <= "~":
-            continue
-        if char in "\r\n":
-            what = "a line break"
-        elif char in " \t":
-            what = "a space"
-        elif char.isascii() or char.isspace():
-            what = "a control character"
-        else:
-            what = "a non-ASCII character"
-        at = "at its end" if position == len(key) else f"at character {position} of {len(key)}"
-        raise ConfigError(
-            f"the API key in {where} has {what} {at}, which an HTTP header cannot carry",
-            hint="copy the key again",
-        )
 
 
 BackendOverride = Callable[[Settings], "Backend | None"]

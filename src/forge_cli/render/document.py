@@ -244,7 +244,8 @@ def answer_document(
     if clock is not None:
         first = clock.first_output()
         timings = {"total_s": round(clock.total(), 3),
-                   "first_output_s": None if first is None else round(first, 3)}  # fmt: skip
+                   "first_output_s": None if first is None else round(first, 3),
+                   "approval_wait_s": round(clock.waited(), 3)}  # fmt: skip
     return {
         "schema": SCHEMA_ID,
         "id": response.id,

@@ -39,6 +39,7 @@ class JsonRenderer:
         self.stdout = stdout
         self.stderr = stderr
         self.clock = ItemClock(clock)
+        self._stop_following = self.clock.follow_prompts()  # an approval wait is not timed
         self._last: Response | None = None
         self._citations: list[Citation] = []
         self._finished = False
@@ -99,6 +100,7 @@ class JsonRenderer:
         if self._finished:
             return
         final = response if response is not None else (self._last or Response())
+        self._stop_following()
         _observe(self.clock, final, final=True)
         self.clock.close(self.clock.now())
         doc = self.document(final, interrupted=interrupted, error=error, status=status)
@@ -194,6 +196,7 @@ class JsonlRenderer(JsonRenderer):
         if self._finished:
             return
         final = response if response is not None else (self._last or Response())
+        self._stop_following()
         self._diff(final, _observe(self.clock, final, final=True))
         self.clock.close(self.clock.now())
         doc = self.document(final, interrupted=interrupted, error=error, status=status)

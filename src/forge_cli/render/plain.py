@@ -107,6 +107,7 @@ class PlainRenderer:
         self.show_reasoning = show_reasoning
         self.show_errors = show_errors
         self.clock = ItemClock(clock)
+        self._stop_following = self.clock.follow_prompts()  # an approval wait is not timed
         self._registry = registry  # default: the built-in one, loaded on first need
         self._stderr = stderr
         self._width = width
@@ -179,6 +180,7 @@ class PlainRenderer:
         if self._finished:
             return
         self._finished = True
+        self._stop_following()
         final = response if response is not None else self._last
         self.clock.close(self.clock.now())
         if final is not None:
@@ -196,7 +198,7 @@ class PlainRenderer:
             final, self.glyphs, interrupted=interrupted, error=error, show_errors=self.show_errors
         ):
             self._note(note)
-        footer = footer_text(final, self.clock.total(), self.glyphs)
+        footer = footer_text(final, self.clock.total(), self.glyphs, waited=self.clock.waited())
         if footer is not None:
             self._note(footer)
         self.stdout.flush()

@@ -320,7 +320,7 @@ class RichRenderer:
                 show_errors=self.show_errors,
             )
         ]
-        footer = footer_line(response, self.clock.total(), self.glyphs)
+        footer = footer_line(response, self.clock.total(), self.glyphs, waited=self.clock.waited())
         if footer is not None:
             notes.append(footer)
         if notes:
@@ -373,6 +373,7 @@ class RichRenderer:
     def _pause(self) -> None:
         """A prompt needs the terminal: clear the live region and draw nothing until resumed."""
         self._paused = True
+        self.clock.pause()  # the wait for an answer is not the answer's time
         if self._live is not None:
             self._live.update(Text(""))
             self._live.stop()
@@ -381,6 +382,7 @@ class RichRenderer:
     def _resume(self) -> None:
         """The prompt was answered: the next tick redraws the live region below it."""
         self._paused = False
+        self.clock.resume()
         self._dirty = True
         self._last_tick = None
 

@@ -141,9 +141,16 @@ def status_notes(
     return [Text(text, style=style) for text, style in parts]
 
 
-def footer_text(response: Response | None, total: float, glyphs: Glyphs) -> str | None:
+def footer_text(
+    response: Response | None, total: float, glyphs: Glyphs, *, waited: float = 0.0
+) -> str | None:
     """``↑ 120 ↓ 45 tokens · 3.2s`` when the server reported usage (not when it reported none or
-    nothing but zeros: ``↑ 0 ↓ 0`` would claim a count nobody made)."""
+    nothing but zeros: ``↑ 0 ↓ 0`` would claim a count nobody made).
+
+    ``total`` leaves out the time spent waiting for the user to approve a tool call; ``waited``
+    (that time) is shown after it when it shows as at least 0.1 s: ``· waited 30.0s for
+    approval``.
+    """
     if response is None:
         return None
     usage = response.usage
@@ -153,12 +160,17 @@ def footer_text(response: Response | None, total: float, glyphs: Glyphs) -> str 
         counts = f"in {usage.input_tokens} / out {usage.output_tokens} tokens"
     else:
         counts = f"↑ {usage.input_tokens} ↓ {usage.output_tokens} tokens"
-    return f"{counts}{glyphs.sep}{format_elapsed(total)}"
+    text = f"{counts}{glyphs.sep}{format_elapsed(total)}"
+    if waited >= 0.05:
+        text += f"{glyphs.sep}waited {format_elapsed(waited)} for approval"
+    return text
 
 
-def footer_line(response: Response | None, total: float, glyphs: Glyphs) -> Text | None:
+def footer_line(
+    response: Response | None, total: float, glyphs: Glyphs, *, waited: float = 0.0
+) -> Text | None:
     """:func:`footer_text` as a dim rich Text line."""
-    text = footer_text(response, total, glyphs)
+    text = footer_text(response, total, glyphs, waited=waited)
     if text is None:
         return None
     from rich.text import Text

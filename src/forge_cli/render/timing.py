@@ -2,12 +2,19 @@
 
 Servers do not time their tool calls, so the renderer notes when it first saw each item and
 when it first saw it finished. The clock is a parameter so tests are deterministic.
+
+Time spent waiting for the user (a tool approval question, :mod:`forge_cli.prompting`) is not
+the answer's: between :meth:`ItemClock.pause` and :meth:`ItemClock.resume` the clock stands
+still, so no item's elapsed time and no total includes the wait; :meth:`ItemClock.waited` says
+how long it was.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+
+from forge_cli.prompting import on_prompt
 
 __all__ = ["Clock", "ItemClock", "format_elapsed"]
 
@@ -18,10 +25,21 @@ Clock = Callable[[], float]
 class ItemClock:
     """First-seen and first-seen-done times per item key."""
 
-    __slots__ = ("_clock", "_done", "_end", "_first_output", "_seen", "started")
+    __slots__ = (
+        "_clock",
+        "_done",
+        "_end",
+        "_first_output",
+        "_paused_at",
+        "_seen",
+        "_waited",
+        "started",
+    )
 
     def __init__(self, clock: Clock = time.monotonic) -> None:
         self._clock = clock
+        self._waited = 0.0
+        self._paused_at: float | None = None
         self.started = clock()
         self._seen: dict[str, float] = {}
         self._done: dict[str, float] = {}
@@ -29,8 +47,33 @@ class ItemClock:
         self._end: float | None = None
 
     def now(self) -> float:
-        """The clock's current reading."""
-        return self._clock()
+        """The current reading: the clock's, less the time spent paused (standing still while
+        paused)."""
+        raw = self._paused_at if self._paused_at is not None else self._clock()
+        return raw - self._waited
+
+    def pause(self) -> None:
+        """The user is being asked something: stop counting until :meth:`resume`."""
+        if self._paused_at is None and self._end is None:
+            self._paused_at = self._clock()
+
+    def resume(self) -> None:
+        """The user answered: count again, the wait left out of every reading."""
+        if self._paused_at is not None:
+            self._waited += self._clock() - self._paused_at
+            self._paused_at = None
+
+    def follow_prompts(self) -> Callable[[], None]:
+        """Pause while a prompt waits for the user (:func:`forge_cli.prompting.prompting`);
+        returns the function that stops following them (call it when the answer ends)."""
+        return on_prompt(self.pause, self.resume)
+
+    def waited(self) -> float:
+        """Seconds spent paused (waiting for the user), up to now or the end of the answer."""
+        ongoing = 0.0
+        if self._paused_at is not None:
+            ongoing = max(0.0, self._clock() - self._paused_at)
+        return self._waited + ongoing
 
     def observe(self, key: str, done: bool, now: float) -> None:
         """Note that item ``key`` was seen at ``now`` (and whether it was finished)."""
@@ -45,7 +88,9 @@ class ItemClock:
         return self._end is None and key in self._seen and key not in self._done
 
     def close(self, now: float) -> None:
-        """The answer ended: unfinished items stop their clocks here."""
+        """The answer ended: unfinished items stop their clocks here (a wait still going on ends
+        here too)."""
+        self.resume()
         if self._end is None:
             self._end = now
         for key in self._seen:
@@ -57,11 +102,12 @@ class ItemClock:
         if start is None:
             return 0.0
         end = self._done.get(key)
-        return max(0.0, (end if end is not None else self._clock()) - start)
+        return max(0.0, (end if end is not None else self.now()) - start)
 
     def total(self) -> float:
-        """Seconds from the renderer's start to the end of the answer (or now)."""
-        end = self._end if self._end is not None else self._clock()
+        """Seconds from the renderer's start to the end of the answer (or now), waits for the
+        user left out."""
+        end = self._end if self._end is not None else self.now()
         return max(0.0, end - self.started)
 
     def first_output(self) -> float | None:

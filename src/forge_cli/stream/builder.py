@@ -46,6 +46,7 @@ from forge_cli.protocol.text import TextBuffer
 from forge_cli.protocol.traceable import append_trace, unit_progress
 from forge_cli.stream._merge import merge_item, set_part
 from forge_cli.stream.diagnostics import StreamDiagnostics
+from forge_cli.stream.endings import NO_TERMINAL_EVENT, NO_VALID_EVENT
 from forge_cli.stream.sse import INVALID_EVENT
 
 __all__ = ["SnapshotBuilder"]
@@ -223,9 +224,9 @@ class SnapshotBuilder:
         code says so, while the partial answer stays shown and saved.
         """
         if self.valid_events == 0:
-            return "the server's stream carried no valid event"
+            return NO_VALID_EVENT
         if self.terminal is None:
-            return "the stream ended before the answer finished (no terminal event)"
+            return NO_TERMINAL_EVENT
         return None
 
     # -- dispatch ---------------------------------------------------------------------------
