@@ -20,18 +20,12 @@ from forge_cli.engine.hosted import Outcome, run_file_search, run_list_documents
 from forge_cli.knowledge.query import query_terms
 from forge_cli.protocol.citing import Passage
 from forge_cli.protocol.events import StreamEvent
+from forge_cli.wording import MODEL_HINT, RETRIEVAL_FIRST_LINE, RETRIEVAL_LEAD
 
 __all__ = ["FIRST_LINE", "MODEL_HINT", "RetrievalAnswerer", "pick_sentences"]
 
-FIRST_LINE = (
-    "Retrieval-only answer (no language model is configured): "
-    "the passages of your documents that best match the question."
-)
-MODEL_HINT = (
-    "To get written answers, configure a model: `forge config set engine.upstream_base_url URL` "
-    "and `forge config set engine.upstream_model MODEL` (any OpenAI-compatible server, e.g. "
-    "Ollama at http://localhost:11434/v1)."
-)
+FIRST_LINE = RETRIEVAL_FIRST_LINE
+"""The first line of every answer that quotes passages (``/history`` previews skip it)."""
 _MAX_DOCUMENTS = 4
 _MAX_QUOTES = 8
 _GAP = " … "
@@ -326,17 +320,16 @@ class RetrievalAnswerer:
         toolset = ctx.tools.toolset
         if toolset.list_documents is not None and toolset.file_search is None:
             return (
-                "Retrieval-only answer (no language model is configured): the documents are "
+                RETRIEVAL_LEAD + "the documents are "
                 "listed below; enable file_search to quote the passages that answer the question."
             )
         if toolset.file_search is None and not toolset.web_search:
             return (
-                "Retrieval-only answer (no language model is configured): there is nothing to "
+                RETRIEVAL_LEAD + "there is nothing to "
                 "search -- enable file_search with a vector store, or create one with "
                 "`forge vs create NAME PATH...`."
             )
         query = ctx.query if len(ctx.query) <= _MAX_ECHO else ctx.query[: _MAX_ECHO - 1] + "…"
         return (
-            "Retrieval-only answer (no language model is configured): nothing in the searched "
-            f"sources matches {query!r}."
+            RETRIEVAL_LEAD + f"nothing in the searched sources matches {query!r}."
         )
