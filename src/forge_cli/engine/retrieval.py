@@ -330,6 +330,4 @@ class RetrievalAnswerer:
                 "`forge vs create NAME PATH...`."
             )
         query = ctx.query if len(ctx.query) <= _MAX_ECHO else ctx.query[: _MAX_ECHO - 1] + "…"
-        return (
-            RETRIEVAL_LEAD + f"nothing in the searched sources matches {query!r}."
-        )
+        return RETRIEVAL_LEAD + f"nothing in the searched sources matches {query!r}."
