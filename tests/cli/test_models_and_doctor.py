@@ -199,3 +199,49 @@ def test_doctor_gives_one_line_of_advice_for_a_refused_key_a_wrong_path_and_a_ti
     assert "it usually ends in /v1" in advice["404"]["backend"]
     assert "it usually ends in /v1" in advice["404"]["store"]
     assert "raise the read timeout" in advice["timeout"]["backend"]
+
+
+@pytest.mark.pty
+def test_doctor_folds_a_long_url_under_its_text(tmp_path: Path) -> None:
+    """At 40 columns the failed checks' URLs ran past the edge ("http://127.0.0.1:9/v1/mod" /
+    "els:" back at column 0, and the config path likewise): they are folded under the text."""
+    import os
+    import sys
+
+    import pexpect
+    import pyte
+
+    env = {
+        **os.environ,
+        "TERM": "xterm",
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "a-rather-long-directory-name" / "config.toml"),
+    }
+    child = pexpect.spawn(
+        sys.executable,
+        [
+            "-m",
+            "forge_cli.cli",
+            "doctor",
+            "--api",
+            "responses",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+        ],
+        env=env,
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(60, 40),
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1, child.before
+    screen = pyte.Screen(40, 60)
+    pyte.Stream(screen).feed(child.before or "")
+    lines = [line.rstrip() for line in screen.display if line.strip()]
+    for line in lines:
+        assert len(line) < 40, line  # a full row is the terminal wrapping the line
+        assert line.startswith(("ok    ", "FAIL  ", "      fix: ", " " * 11)), line  # hung under
+    text = "".join(line.strip() for line in lines)
+    assert "http://127.0.0.1:9/v1/models:" in text  # folded, not cut short
+    assert "fix:isthe" in text.replace(" ", "")

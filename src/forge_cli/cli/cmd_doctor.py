@@ -256,18 +256,14 @@ def doctor(**options: Any) -> None:
 
 def _wrapper() -> Callable[[str, int], list[str]]:
     """``fit(line, hang)``: at a terminal, ``line`` wrapped at spaces to its width and continued
-    ``hang`` columns in (under the text, not cut mid-word by the terminal); elsewhere as is."""
+    ``hang`` columns in (under the text, not cut mid-word by the terminal); a URL or path longer
+    than a line is folded at its own separators, under the text too (it used to run past the
+    edge, and the terminal's wrap put the rest at column 0). Elsewhere as is."""
     if not sys.stdout.isatty():
         return lambda line, hang: [line]
     import shutil
-    from textwrap import TextWrapper
+
+    from forge_cli.repl.layout import wrap
 
     width = max(shutil.get_terminal_size().columns - 1, 30)
-
-    def fit(line: str, hang: int) -> list[str]:
-        wrapper = TextWrapper(
-            width, subsequent_indent=" " * hang, break_long_words=False, break_on_hyphens=False
-        )
-        return wrapper.wrap(line) or [line]
-
-    return fit
+    return lambda line, hang: wrap(line, width, hang=hang)
