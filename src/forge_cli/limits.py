@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_LIMITS", "KIB", "MIB", "Limits", "describe_bytes"]
+__all__ = ["DEFAULT_LIMITS", "GIB", "KIB", "MIB", "Limits", "describe_bytes"]
 
 KIB = 1024
 MIB = 1024 * KIB
+GIB = 1024 * MIB
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +41,11 @@ DEFAULT_LIMITS = Limits()
 
 
 def describe_bytes(size: int) -> str:
-    """``16 MiB``, ``64 KiB`` or ``100 bytes``: a limit as the user set it."""
-    if size >= MIB and size % MIB == 0:
-        return f"{size // MIB} MiB"
-    if size >= KIB and size % KIB == 0:
-        return f"{size // KIB} KiB"
+    """A size as Forge prints every size: binary units named as such (the unit of the
+    ``limits.*_mb`` settings), whole when the size is a whole number of them (``16 MiB``,
+    ``64 KiB``: a limit as the user set it), else to one decimal (``200.0 MiB``, ``1.5 KiB``);
+    under a KiB, ``100 bytes``."""
+    for unit, name in ((GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")):
+        if size >= unit:
+            return f"{size // unit} {name}" if size % unit == 0 else f"{size / unit:.1f} {name}"
     return f"{size} bytes"

@@ -80,3 +80,29 @@ def test_a_binary_file_is_refused(forge: Forge, tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "cannot attach" in proc.stderr
     assert "binary" in proc.stderr
+
+
+def test_a_size_reads_the_same_in_ask_and_in_vs_create(forge: Forge, tmp_path: Path) -> None:
+    """A 209,715,164-byte file was "209.7 MB" in `forge ask -f` (decimal) but "200.0 MB" in
+    `forge vs create` (binary): every size is now in the binary units the limits use."""
+    big = tmp_path / "big.md"
+    with big.open("wb") as handle:
+        handle.truncate(209_715_164)  # sparse: neither command reads it
+    asked = forge("ask", "-f", str(big), "what is in it?")
+    created = forge("vs", "create", "notes", str(big))
+    assert asked.returncode == 2
+    assert "cannot attach" in asked.stderr
+    assert "200.0 MiB is too large" in asked.stderr
+    assert "big.md: too large (200.0 MiB; the limit is 50 MiB)" in created.stdout + created.stderr
+    assert "MB" not in asked.stderr + created.stdout + created.stderr
+
+
+def test_sizes_are_in_binary_units() -> None:
+    from forge_cli.limits import describe_bytes
+
+    assert describe_bytes(100) == "100 bytes"
+    assert describe_bytes(64 * 1024) == "64 KiB"
+    assert describe_bytes(1536) == "1.5 KiB"
+    assert describe_bytes(16 * 1024 * 1024) == "16 MiB"
+    assert describe_bytes(209_715_164) == "200.0 MiB"
+    assert describe_bytes(3 * 1024**3) == "3 GiB"

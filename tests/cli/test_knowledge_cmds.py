@@ -215,3 +215,35 @@ def test_upload_draws_a_progress_bar_on_a_terminal(docs: Path, tmp_path: Path) -
     assert "\r\x1b[2K" in output
     assert "3/3" in output
     assert "rejected   -  beta.txt" in output
+
+
+def test_duplicates_are_counted_apart_and_a_file_added_again_is_already_there(
+    forge: Forge, docs: Path
+) -> None:
+    """`forge vs create` said "added 3" for two files and a copy of one (`vs list`: 2 files),
+    and adding a file again said it had the "same content as" itself."""
+    (docs / "beta.txt").unlink()
+    (docs / "copy.md").write_bytes((docs / "alpha.md").read_bytes())
+    created = forge("vs", "create", "team", str(docs))
+    assert created.code == 0, created.err
+    lines = created.err.splitlines()
+    [copy] = [line for line in lines if line.startswith("duplicate ")]
+    assert "copy.md: same content as alpha.md, already in this vector store (file_" in copy
+    assert lines[-1] == "added 2, 1 duplicate of a file already added, rejected 0"
+    listing = _by_name(forge("vs", "list", "--json").json())
+    assert listing["team"]["file_counts"]["total"] == 2  # type: ignore[index]
+
+    again = forge("vs", "add", "team", str(docs / "gamma.txt"))
+    assert again.code == 0, again.err
+    shown = (again.out + again.err).splitlines()
+    [line] = [line for line in shown if line.startswith("duplicate ")]
+    assert "gamma.txt: already in this vector store (file_" in line
+    assert "same content as" not in line
+    assert shown[-1] == "added 0, 1 already in the store, rejected 0"
+
+    other = forge("vs", "create", "other", str(docs / "gamma.txt"))
+    assert other.code == 0, other.err
+    assert "gamma.txt: uploaded before (file_" in other.err
+    assert "now in this vector store too" in other.err
+    assert other.err.splitlines()[-1] == "added 1, rejected 0"  # `vs list`: other has 1 file
+    assert _by_name(forge("vs", "list", "--json").json())["other"]["file_counts"]["total"] == 1  # type: ignore[index]

@@ -136,3 +136,27 @@ def test_lone_backticks_are_literal_and_code_lines_stay_one_span() -> None:
         "The next one has `date` code.",
         "`` echo `date` now ``",  # a code line with backticks stays one span
     ]
+
+
+def test_adjacent_list_items_stay_apart_in_a_quote() -> None:
+    """Quoted together, "In the chat: `/tool on web-search`" ran into the next item and into
+    the prose after the list with a bare space ("... `/tool on web-search` The web search
+    tool ..."): items are now joined with "; ", and ". " goes before the prose."""
+    from forge_cli.engine.retrieval import _quotes
+    from forge_cli.protocol.citing import Passage
+
+    text = (
+        "## How to enable web search\n\n"
+        "- One question: `forge ask -t web-search`\n"
+        "- In the chat: `/tool on web-search`\n"
+        "  (or `/tools` to see them)\n\n"
+        "The web search tool needs a search provider.\n"
+    )
+    [quote] = _quotes([Passage(1, text, "02-tools.md")], "enable web search tool chat")
+    assert quote.text.startswith(
+        "One question: `forge ask -t web-search`; In the chat: `/tool on web-search` (or "
+        "`/tools` to see them). The web search tool needs a search provider."
+    )
+    code = "```sh\nforge config set web search\nforge ask web search\n```\n"
+    [lines] = _quotes([Passage(1, code, "a.md")], "web search")
+    assert lines.text == "`forge config set web search`; `forge ask web search`"

@@ -139,7 +139,7 @@ def test_oversized_file_rejected_without_reading(
 
     monkeypatch.setattr(Path, "read_bytes", no_read)
     monkeypatch.setattr(Path, "open", no_read)
-    with pytest.raises(FileRejected, match=r"too large \(100.0 MB; the limit is 50.0 MB\)"):
+    with pytest.raises(FileRejected, match=r"too large \(100 MiB; the limit is 50 MiB\)"):
         store.add_path(big)
     assert store.list_files() == []
 

@@ -100,3 +100,14 @@ async def test_the_session_wraps_to_its_columns_and_errors_hang_under_their_text
 def test_a_long_path_folds_after_a_slash() -> None:
     lines = wrap("Saved c1 to /tmp/forge/data/conversations/c20261127-709fdae9.json", 30)
     assert lines == ["Saved c1 to /tmp/forge/data/", "conversations/", "c20261127-709fdae9.json"]
+
+
+def test_a_clipped_para_keeps_its_lines_and_its_tail() -> None:
+    text = "ai>  the zebra service listens on port 4242 and its configuration lives in etc"
+    para = Para(text, hang=5, max_lines=2, tail=" [interrupted]")
+    lines = para.lines(30, str)
+    assert len(lines) == 2
+    assert lines[1].endswith("… [interrupted]")
+    assert all(cells(line) <= 30 for line in lines)
+    assert text.startswith(" ".join(line.strip() for line in lines).split("…")[0].rstrip())
+    assert para.lines(None, str) == [text + " [interrupted]"]  # no width: nothing is cut

@@ -224,8 +224,15 @@ def test_history_fits_under_its_labels(chat: Callable[[int], Pty]) -> None:
     history = term.run("/history")
     _fits(history, 40, "you> ", "ai>  ", "     ")
     _whole_words(history, f"Question 0: {QUESTION}", 34)
-    _whole_words(history, ANSWER, 34)
-    assert "/etc/zebra/zebra-service-configuration-directory/settings.toml" in _unfold(history)
+    # The answer is a preview in two lines, cut at a word ("…"), its status mark kept.
+    answers = [i for i, row in enumerate(history) if row.startswith("ai>  ")]
+    assert len(answers) == 2
+    for at in answers:
+        assert all(row.startswith("you> ") for row in history[at + 2 : at + 3])  # 2 lines
+        preview = " ".join(row[5:] for row in history[at : at + 2])
+        assert preview.endswith(("…", "… [interrupted]"))
+        assert ANSWER.startswith(preview.split("…")[0])
+    assert history[answers[1] + 1].endswith("… [interrupted]")
     assert "and \\x1b[31mred\\x1b[0m?" in " ".join(history)
     assert term.colours() == {"default"}
     term.close()
@@ -251,3 +258,36 @@ def test_conversations_fit_and_the_list_is_bounded(
     assert len([row for row in term.run("/conversations 3") if row.startswith("  c2026")]) == 3
     assert term.run("/conversations few") == ["error: usage: /conversations [N|all]"]
     term.close()
+
+
+@pytest.mark.parametrize("columns", [40, 100])
+def test_history_after_resuming_shows_plain_previews(home: dict[str, str], columns: int) -> None:
+    """Retrieval-only answers (no model) used to show in /history as raw Markdown ("From
+    **file**: >") behind the fixed "Retrieval-only answer …" sentence; now each answer is plain
+    text starting with the passage it quotes, in two lines at most."""
+    for args in (["ask"], ["ask", "-c"]):
+        subprocess.run(
+            [*FORGE_COMMAND, *args, "--vs", "notes", "how do I install the zebra service?"],
+            env=home,
+            check=True,
+            capture_output=True,
+        )
+    term = Pty(["chat", "-c"], home, columns)
+    term.ready()
+    history = term.run("/history")
+    term.close()
+    _fits(history, columns, "you> ", "ai>  ", "     ")
+    shown = " ".join(row[5:] for row in history)  # without the "you> " / "ai>  " labels
+    for boilerplate in ("**", "`", ">", "Retrieval-only", "From ", "To get written answers"):
+        assert boilerplate not in shown, f"{boilerplate!r} in\n" + "\n".join(history)
+    answers = [i for i, row in enumerate(history) if row.startswith("ai>  ")]
+    assert len(answers) == 2
+    for at in answers:
+        assert history[at].startswith("ai>  To install the zebra service")
+        entry = history[
+            at : next(
+                (i for i in range(at + 1, len(history)) if history[i].startswith("you> ")),
+                len(history),
+            )
+        ]
+        assert 1 <= len(entry) <= 2, entry  # one or two lines, not the whole answer

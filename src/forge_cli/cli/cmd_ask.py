@@ -293,7 +293,7 @@ def _continued(
     if conversation_id:
         conversation = store.load(conversation_id)
     else:
-        latest = store.list().conversations
+        latest = store.newest(1).conversations
         if not latest:
             raise UsageError("no saved conversation to continue", hint="ask without -c first")
         conversation = latest[0]

@@ -43,7 +43,7 @@ def _pick(store: ConversationStore, resume: str | None, cont: bool, settings: Se
     if resume:
         return store.load(resume)
     if cont:
-        latest = store.list().conversations
+        latest = store.newest(1).conversations
         if not latest:
             raise UsageError("no saved conversation to continue")
         return latest[0]

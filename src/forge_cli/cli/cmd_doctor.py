@@ -13,7 +13,15 @@ import click
 
 from forge_cli.cli.options import backend_options, settings_from_options
 from forge_cli.config import Settings, config_path
-from forge_cli.errors import AuthError, ForgeError
+from forge_cli.errors import (
+    AuthError,
+    BackendConnectionError,
+    BackendHTTPError,
+    BackendTimeoutError,
+    ForgeError,
+    NotFoundError,
+    ProtocolError,
+)
 from forge_cli.wording import plural
 
 __all__ = ["Check", "doctor"]
@@ -27,6 +35,41 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
+
+
+def _refused(name: str, exc: ForgeError, fix: str) -> Check:
+    """A setting that cannot be used: the error, and its hint joined to ``fix`` in one line of
+    advice (not the hint on the error's line and the fix under it)."""
+    detail = " ".join(exc.message.split())
+    return Check(name, False, detail, f"{exc.hint}; {fix}" if exc.hint else fix)
+
+
+def _failed(name: str, exc: ForgeError, where: str, fallback: str) -> Check:
+    """A failed check: what went wrong, and ONE line of advice (the error's own hint was printed
+    as well as the check's fix: "(hint: is the server running?)" then "fix: is the server
+    running? check --base-url").
+
+    ``where`` is the setting that names the server (``--base-url``); ``fallback`` the advice
+    for an error that gives none.
+    """
+    detail = " ".join(exc.message.split())
+    if isinstance(exc, AuthError):
+        fix = exc.hint or "set the API key"
+    elif isinstance(exc, BackendTimeoutError):
+        fix = exc.hint or f"is the server at {where} slow? raise the timeout"
+    elif isinstance(exc, BackendConnectionError):
+        fix = f"is the server running? check {where}"
+    elif isinstance(exc, BackendHTTPError) and exc.status_code >= 500:
+        fix = exc.hint or "the server failed: see its log"
+    elif not exc.hint and (
+        isinstance(exc, NotFoundError | ProtocolError)
+        or (isinstance(exc, BackendHTTPError) and exc.status_code == 404)
+    ):
+        # It answered: a wrong path (HTTP 404) or not an OpenAI-compatible API at that URL.
+        fix = f"the server answered, but not as the API: check {where} (it usually ends in /v1)"
+    else:
+        fix = exc.hint or fallback
+    return Check(name, False, detail, fix)
 
 
 def _auth(settings: Settings) -> Check:
@@ -56,17 +99,15 @@ async def _backend(settings: Settings) -> Check:
     try:
         backend = build_backend(settings)
     except ForgeError as exc:
-        return Check("backend", False, exc.one_line(), "check --api/--base-url or the profile")
+        return _refused("backend", exc, "check --api/--base-url or the profile")
     try:
         lister: Any = getattr(backend, "list_models", None)
         if lister is None:
             return Check("backend", True, f"{backend.name} backend ready")
         found = await lister()
         return Check("backend", True, f"{backend.name} reachable, {plural(len(found), 'model')}")
-    except AuthError as exc:
-        return Check("backend", False, exc.one_line(), f"set ${exc.env_var or 'the key'}")
     except ForgeError as exc:
-        return Check("backend", False, exc.one_line(), "is the server running? check --base-url")
+        return _failed("backend", exc, "--base-url", "is the server running? check --base-url")
     finally:
         await backend.aclose()
 
@@ -83,7 +124,10 @@ async def _store(settings: Settings) -> Check:
         finally:
             await client.aclose()
     except ForgeError as exc:
-        return Check("store", False, exc.one_line(), "see `forge vs list --debug`")
+        failed = _failed("store", exc, "--base-url", "see `forge vs list --debug`")
+        if isinstance(exc, NotFoundError):  # the list itself: the server said only "not found"
+            return Check("store", False, f"listing vector stores: {failed.detail}", failed.fix)
+        return failed
     return Check("store", True, plural(len(stores), "vector store"))
 
 
@@ -96,7 +140,7 @@ async def _engine(settings: Settings) -> Check | None:
     try:
         config = engine_config(settings)
     except ForgeError as exc:
-        return Check("engine", False, exc.one_line(), "see `forge config show`")
+        return _refused("engine", exc, "see `forge config show`")
     upstream = config.upstream
     if upstream is None:
         return Check(
@@ -118,15 +162,14 @@ async def _engine(settings: Settings) -> Check | None:
     where = f"{upstream.model} at {upstream.base_url}"
     try:
         models = await server.list_models()
-    except AuthError as exc:
-        return Check("engine", False, f"upstream {where}: {exc.one_line()}", "set the upstream key")
     except ForgeError as exc:
-        return Check(
+        failed = _failed(
             "engine",
-            False,
-            f"upstream {where}: {exc.one_line()}",
+            exc,
+            "engine.upstream_base_url",
             "is the model server running? check engine.upstream_base_url",
         )
+        return Check("engine", False, f"upstream {where}: {failed.detail}", failed.fix)
     finally:
         await server.aclose()
     if upstream.model in models:
@@ -148,7 +191,7 @@ async def _mcp(values: tuple[str, ...]) -> list[Check]:
     try:
         manager = build_mcp(values)
     except ForgeError as exc:
-        return [Check("mcp", False, exc.one_line(), f"edit [mcp.servers] in {config_path()}")]
+        return [_refused("mcp", exc, f"edit [mcp.servers] in {config_path()}")]
     if manager is None:
         return []
     checks: list[Check] = []
@@ -193,7 +236,7 @@ def doctor(**options: Any) -> None:
     try:
         settings = settings_from_options(options)
     except ForgeError as exc:
-        checks = [Check("config", False, exc.one_line(), f"edit {config_path()}")]
+        checks = [_refused("config", exc, f"edit {config_path()}")]
     else:
         where = f"profile {settings.profile}, api {settings.api}"
         checks = [Check("config", True, f"{config_path()} ({where})")]
@@ -213,18 +256,14 @@ def doctor(**options: Any) -> None:
 
 def _wrapper() -> Callable[[str, int], list[str]]:
     """``fit(line, hang)``: at a terminal, ``line`` wrapped at spaces to its width and continued
-    ``hang`` columns in (under the text, not cut mid-word by the terminal); elsewhere as is."""
+    ``hang`` columns in (under the text, not cut mid-word by the terminal); a URL or path longer
+    than a line is folded at its own separators, under the text too (it used to run past the
+    edge, and the terminal's wrap put the rest at column 0). Elsewhere as is."""
     if not sys.stdout.isatty():
         return lambda line, hang: [line]
     import shutil
-    from textwrap import TextWrapper
+
+    from forge_cli.repl.layout import wrap
 
     width = max(shutil.get_terminal_size().columns - 1, 30)
-
-    def fit(line: str, hang: int) -> list[str]:
-        wrapper = TextWrapper(
-            width, subsequent_indent=" " * hang, break_long_words=False, break_on_hyphens=False
-        )
-        return wrapper.wrap(line) or [line]
-
-    return fit
+    return lambda line, hang: wrap(line, width, hang=hang)

@@ -19,6 +19,7 @@ from forge_cli.errors import ForgeError, Interrupted, KnowledgeError, UsageError
 from forge_cli.knowledge.client import KnowledgeClient, LocalKnowledgeClient
 from forge_cli.knowledge.models import IngestResult
 from forge_cli.repl.knowledge import ProgressLine, result_line
+from forge_cli.wording import plural
 
 __all__ = [
     "build_knowledge_client",
@@ -151,11 +152,26 @@ def fail_if_rejected(results: Sequence[IngestResult], paths: Sequence[str] = ())
 
 
 def ingest_summary(results: Sequence[IngestResult], paths: Sequence[str]) -> str:
-    """``added 2268, rejected 5, skipped 2850 (unsupported types, hidden or generated files)``."""
+    """``added 2268, 1 duplicate of a file already added, rejected 5, skipped 2850 (unsupported
+    types, hidden or generated files)``.
+
+    "added" counts the files the store gained, so it matches ``forge vs list``: a duplicate
+    counts only when its content, uploaded before, joined this vector store. The other
+    duplicates are counted apart: of a file this ingest added, or already in the store.
+    """
     from forge_cli.knowledge.ingest import count_skipped
 
-    added = sum(1 for r in results if r.ok)
-    line = f"added {added}, rejected {len(results) - added}"
+    added_ids = {r.file.id for r in results if r.status == "ok" and r.file is not None}
+    added = sum(1 for r in results if r.status == "ok" or r.joined_store)
+    again = [r for r in results if r.status == "duplicate" and not r.joined_store]
+    of_added = sum(1 for r in again if r.file is not None and r.file.id in added_ids)
+    line = f"added {added}"
+    if of_added:
+        kind = "a file" if of_added == 1 else "files"
+        line += f", {plural(of_added, 'duplicate')} of {kind} already added"
+    if len(again) > of_added:
+        line += f", {len(again) - of_added} already in the store"
+    line += f", rejected {sum(1 for r in results if not r.ok)}"
     skipped = count_skipped(paths)
     if skipped:
         line += f", skipped {skipped} (unsupported types, hidden or generated files)"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from forge_cli.errors import UsageError
+from forge_cli.limits import describe_bytes
 
 __all__ = ["MAX_ATTACHED_CHARS", "compose_question", "read_attachment"]
 
@@ -96,7 +97,8 @@ def read_attachment(name: str) -> str:
             raise UsageError(f"cannot attach {name}: not a file")
         if size > MAX_ATTACHED_CHARS * 8:  # a PDF holds far less text than its size
             raise UsageError(
-                f"cannot attach {name}: {size / 1e6:.1f} MB is too large to send with a question",
+                f"cannot attach {name}: {describe_bytes(size)} is too large to send with a "
+                "question",
                 hint="put large documents in a vector store: forge vs create NAME FILES",
             )
         data = path.read_bytes()

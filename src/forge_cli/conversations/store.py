@@ -6,6 +6,8 @@ it never breaks the listing (shell_gpt PR #786: one truncated chat file crashed 
 
 from __future__ import annotations
 
+import builtins
+import heapq
 import os
 import re
 from collections.abc import Iterator
@@ -23,17 +25,26 @@ from forge_cli.redact import redact
 if TYPE_CHECKING:
     from forge_cli.conversations.model import Conversation
 
-__all__ = ["ConversationStore", "Listing"]
+__all__ = ["MTIME_SLACK", "ConversationStore", "Listing"]
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
 @dataclass
 class Listing:
-    """Conversations found (newest first) and one line per file that could not be read."""
+    """Conversations found (newest first) and one line per file that could not be read.
+
+    ``unread`` counts the files :meth:`ConversationStore.newest` did not need to read (older
+    conversations, or unreadable files it did not look at).
+    """
 
     conversations: list[Conversation] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    unread: int = 0
+
+
+MTIME_SLACK = 2.0
+"""Seconds a file's modification time may trail its ``updated_at`` (coarse file system clocks)."""
 
 
 def _unreadable() -> tuple[type[Exception], ...]:
@@ -80,13 +91,66 @@ class ConversationStore:
         if not self.root.is_dir():
             return listing
         for path in sorted(self.root.glob("*.json")):
-            try:
-                listing.conversations.append(self._read(path))
-            except _unreadable() as exc:
-                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                listing.problems.append(f"skipped {path.name}: {reason}")
+            self._read_into(listing, path)
         listing.conversations.sort(key=lambda conv: conv.updated_at, reverse=True)
         return listing
+
+    def newest(self, count: int | None) -> Listing:
+        """At least the ``count`` newest readable conversations (by ``updated_at``), newest
+        first, reading as few files as it can; ``None``: :meth:`list`.
+
+        Every save rewrites the file, after the conversation's ``updated_at`` was set, so a
+        file's modification time is never earlier than its ``updated_at``. Files are read
+        newest-modified first, and reading stops once ``count`` conversations were found whose
+        ``updated_at`` is later than the modification time of every file left (give or take
+        :data:`MTIME_SLACK`): none of those can be newer. A file whose modification time is
+        later than its content (copied, touched) only costs a read; one whose modification time
+        was set back before its ``updated_at`` (``touch -d``, a restore that keeps old times)
+        may be listed late -- ``list()`` reads everything. Unread files are counted in
+        :attr:`Listing.unread`.
+        """
+        if count is None:
+            return self.list()
+        listing = Listing()
+        if not self.root.is_dir():
+            return listing
+        files: list[tuple[float, str, Path]] = []
+        for path in self.root.glob("*.json"):
+            try:
+                mtime = path.stat().st_mtime
+            except OSError:
+                mtime = float("inf")  # read it first: the read reports the problem
+            files.append((-mtime, path.name, path))
+        files.sort()
+        newest: list[float] = []  # the ``count`` latest updated_at values so far (a min-heap)
+        for done, (negative_mtime, _, path) in enumerate(files):
+            if len(newest) >= count and newest[0] > -negative_mtime + MTIME_SLACK:
+                listing.unread = len(files) - done
+                break
+            conversation = self._read_into(listing, path)
+            if conversation is not None:
+                heapq.heappush(newest, conversation.updated_at)
+                if len(newest) > count:
+                    heapq.heappop(newest)
+        listing.conversations.sort(key=lambda conv: conv.updated_at, reverse=True)
+        return listing
+
+    def _read_into(self, listing: Listing, path: Path) -> Conversation | None:
+        """Read ``path`` into ``listing`` (or its problem); the conversation, if readable."""
+        try:
+            conversation = self._read(path)
+        except _unreadable() as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            listing.problems.append(f"skipped {path.name}: {reason}")
+            return None
+        listing.conversations.append(conversation)
+        return conversation
+
+    def ids(self) -> builtins.list[str]:
+        """The ids of the saved conversations, from their file names (no file is read)."""
+        if not self.root.is_dir():
+            return []
+        return sorted(path.stem for path in self.root.glob("*.json") if _ID.match(path.stem))
 
     def load(self, ref: str) -> Conversation:
         """A conversation by id, by name, or by a unique id prefix."""

@@ -20,18 +20,12 @@ from forge_cli.engine.hosted import Outcome, run_file_search, run_list_documents
 from forge_cli.knowledge.query import query_terms
 from forge_cli.protocol.citing import Passage
 from forge_cli.protocol.events import StreamEvent
+from forge_cli.wording import MODEL_HINT, RETRIEVAL_FIRST_LINE, RETRIEVAL_LEAD
 
 __all__ = ["FIRST_LINE", "MODEL_HINT", "RetrievalAnswerer", "pick_sentences"]
 
-FIRST_LINE = (
-    "Retrieval-only answer (no language model is configured): "
-    "the passages of your documents that best match the question."
-)
-MODEL_HINT = (
-    "To get written answers, configure a model: `forge config set engine.upstream_base_url URL` "
-    "and `forge config set engine.upstream_model MODEL` (any OpenAI-compatible server, e.g. "
-    "Ollama at http://localhost:11434/v1)."
-)
+FIRST_LINE = RETRIEVAL_FIRST_LINE
+"""The first line of every answer that quotes passages (``/history`` previews skip it)."""
 _MAX_DOCUMENTS = 4
 _MAX_QUOTES = 8
 _GAP = " … "
@@ -41,8 +35,24 @@ _MAX_ECHO = 200
 """The answer that finds nothing quotes at most this much of the question."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*_])")
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)")
+_LIST_ITEM = re.compile(r"^\s*(?:>\s*)*(?:[-*+]|\d+[.)])\s+")
+_ENDS_A_CLAUSE = (".", "!", "?", ":", ";", ",", "…")
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)")
 """An inline code span: a run of backticks, then text up to a run of the same length."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    """A sentence of prose, a line of code or a table row, without its Markdown markers.
+
+    ``heading``: steers the choice but is not quoted on its own; ``item``: a list item, a code
+    line or a table row -- a line of its own in the document, kept apart when quoted next to
+    another one ("; ") or followed by prose (". ").
+    """
+
+    text: str
+    heading: bool = False
+    item: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,21 +62,19 @@ class _Quote:
     score: float
 
 
-def _units(text: str) -> list[tuple[str, bool]]:
-    """Sentences of prose and single lines of code, in order, without Markdown markers.
-
-    Each unit comes with ``True`` when it is a heading (headings steer the choice but are not
-    quoted on their own).
-    """
-    units: list[tuple[str, bool]] = []
+def _units(text: str) -> list[_Unit]:
+    """Sentences of prose, list items, single lines of code and table rows, in order, without
+    Markdown markers."""
+    units: list[_Unit] = []
     in_code = False
     paragraph: list[str] = []
+    in_item = False
 
     def flush(heading: bool = False) -> None:
         if paragraph:
             joined = " ".join(paragraph)
             parts = [joined] if heading else _sentences(joined)
-            units.extend((s.strip(), heading) for s in parts if s.strip())
+            units.extend(_Unit(s.strip(), heading, in_item) for s in parts if s.strip())
             paragraph.clear()
 
     for raw in text.splitlines():
@@ -77,15 +85,16 @@ def _units(text: str) -> list[tuple[str, bool]]:
             continue
         if in_code:
             if line:
-                units.append((_code(line), False))
+                units.append(_Unit(_code(line), item=True))
             continue
         if line.startswith("|"):
             flush()  # a table row is a unit of its own; separator rows are dropped
             if not set(line) <= set("-=|: "):
-                units.append((line, False))
+                units.append(_Unit(line, item=True))
             continue
         if not line or _MARKUP.match(raw):
             flush()
+            in_item = bool(_LIST_ITEM.match(raw))  # its continuation lines belong to it
         cleaned = _MARKUP.sub("", raw).strip()
         if cleaned and not set(cleaned) <= set("-=|: "):
             paragraph.append(cleaned)
@@ -148,10 +157,10 @@ def _score(unit: str, stems: list[str]) -> float:
 
 def pick_sentences(passage: Passage, query: str, limit: int = _MAX_PER_PASSAGE) -> list[str]:
     """The sentences of ``passage`` that answer ``query`` best, in document order."""
-    return [text for _, text, _ in _scored_sentences(passage, query, limit)]
+    return [unit.text for _, unit, _ in _scored_sentences(passage, query, limit)]
 
 
-def _scored_sentences(passage: Passage, query: str, limit: int) -> list[tuple[int, str, float]]:
+def _scored_sentences(passage: Passage, query: str, limit: int) -> list[tuple[int, _Unit, float]]:
     """Chosen sentences with their scores (0 for a fallback), in document order.
 
     A sentence scores by the share of query words (by stem) it contains; a sentence right after
@@ -161,9 +170,9 @@ def _scored_sentences(passage: Passage, query: str, limit: int) -> list[tuple[in
     stems = _stems(query)
     scored: list[tuple[int, float]] = []
     heading_bonus = 0.0
-    for i, (unit, heading) in enumerate(units):
-        score = _score(unit, stems)
-        if heading:
+    for i, unit in enumerate(units):
+        score = _score(unit.text, stems)
+        if unit.heading:
             heading_bonus = 0.25 * score  # sentences under a matching heading rank higher
             continue
         scored.append((i, score + heading_bonus if score or heading_bonus else 0.0))
@@ -171,12 +180,15 @@ def _scored_sentences(passage: Passage, query: str, limit: int) -> list[tuple[in
     chosen = {i for i, _ in best}
     scores = dict(scored)
     for i, score in best:
-        if units[i][0].endswith(":") and i + 1 < len(units) and not units[i + 1][1]:
+        if units[i].text.endswith(":") and i + 1 < len(units) and not units[i + 1].heading:
             chosen.add(i + 1)
             scores[i + 1] = max(scores.get(i + 1, 0.0), score)
     if not chosen and scored:
         chosen = {scored[0][0]}
-    return [(i, _clip(units[i][0]), scores.get(i, 0.0)) for i in sorted(chosen)]
+    return [
+        (i, _Unit(_clip(units[i].text), item=units[i].item), scores.get(i, 0.0))
+        for i in sorted(chosen)
+    ]
 
 
 def _clip(text: str) -> str:
@@ -194,16 +206,16 @@ def _quotes(passages: list[Passage], query: str) -> list[_Quote]:
     seen: set[str] = set()
     for passage in passages:
         parts: list[str] = []
-        best, last = 0.0, -2
-        for index, sentence, score in _scored_sentences(passage, query, _MAX_PER_PASSAGE):
-            key = " ".join(sentence.lower().split())
+        best, last, previous = 0.0, -2, _Unit("")
+        for index, unit, score in _scored_sentences(passage, query, _MAX_PER_PASSAGE):
+            key = " ".join(unit.text.lower().split())
             if key in seen:
                 continue
             seen.add(key)
             if parts:
-                parts.append(" " if index == last + 1 else _GAP)
-            parts.append(sentence)
-            best, last = max(best, score), index
+                parts.append(_joint(previous, unit) if index == last + 1 else _GAP)
+            parts.append(unit.text)
+            best, last, previous = max(best, score), index, unit
         if parts:
             candidates.append(_Quote(passage, "".join(parts), best))
     if not candidates:
@@ -211,6 +223,15 @@ def _quotes(passages: list[Passage], query: str) -> list[_Quote]:
     top = max(q.score for q in candidates)
     kept = [q for q in candidates if q.score >= top / 2]
     return kept or candidates[:1]
+
+
+def _joint(previous: _Unit, unit: _Unit) -> str:
+    """What goes between two adjacent units of one quote: a space after a sentence's end; else
+    "; " between two list items (code lines, table rows), ". " before prose. Joined with a
+    bare space, "In the chat: `/tool on web-search`" ran into "The web search tool ..."."""
+    if not previous.item or previous.text.endswith(_ENDS_A_CLAUSE):
+        return " "
+    return "; " if unit.item else ". "
 
 
 def _group(quotes: list[_Quote]) -> list[tuple[str, list[_Quote]]]:
@@ -326,17 +347,14 @@ class RetrievalAnswerer:
         toolset = ctx.tools.toolset
         if toolset.list_documents is not None and toolset.file_search is None:
             return (
-                "Retrieval-only answer (no language model is configured): the documents are "
+                RETRIEVAL_LEAD + "the documents are "
                 "listed below; enable file_search to quote the passages that answer the question."
             )
         if toolset.file_search is None and not toolset.web_search:
             return (
-                "Retrieval-only answer (no language model is configured): there is nothing to "
+                RETRIEVAL_LEAD + "there is nothing to "
                 "search -- enable file_search with a vector store, or create one with "
                 "`forge vs create NAME PATH...`."
             )
         query = ctx.query if len(ctx.query) <= _MAX_ECHO else ctx.query[: _MAX_ECHO - 1] + "…"
-        return (
-            "Retrieval-only answer (no language model is configured): nothing in the searched "
-            f"sources matches {query!r}."
-        )
+        return RETRIEVAL_LEAD + f"nothing in the searched sources matches {query!r}."

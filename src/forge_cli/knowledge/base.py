@@ -12,7 +12,7 @@ from forge_cli.knowledge.embedding import Embedder
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "StoreBase"]
 
 DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
-"""Files larger than this (50 MB) are rejected unless the store is configured otherwise."""
+"""Files larger than this (50 MiB) are rejected unless the store is configured otherwise."""
 
 
 class StoreBase:

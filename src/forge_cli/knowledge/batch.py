@@ -31,7 +31,7 @@ from forge_cli.knowledge.models import (
     ProgressCallback,
 )
 from forge_cli.knowledge.records import fetch_file, require_store, validate_attributes
-from forge_cli.knowledge.vector_stores import attach
+from forge_cli.knowledge.vector_stores import attach, is_member
 
 if TYPE_CHECKING:
     from forge_cli.knowledge.ingest import PreparedFile
@@ -75,16 +75,39 @@ def _store(
 ) -> IngestResult:
     """Write one prepared file (and its membership) inside the caller's transaction."""
     file_id, duplicate = insert_prepared(conn, prepared, index=index)
+    member = False
     if vector_store_id is not None:
+        member = duplicate and is_member(conn, vector_store_id, file_id)
         attach(conn, vector_store_id, file_id, attributes)
     record = fetch_file(conn, file_id)
+    reason = None
+    if duplicate:
+        reason = _duplicate_reason(
+            prepared.filename, record.filename, file_id, vector_store_id, member
+        )
     return IngestResult(
         filename=prepared.filename,
         status="duplicate" if duplicate else "ok",
         file=record,
-        reason=f"same content as {record.filename} ({file_id})" if duplicate else None,
+        reason=reason,
         path=path,
+        joined_store=duplicate and vector_store_id is not None and not member,
     )
+
+
+def _duplicate_reason(
+    name: str, first: str, file_id: str, vector_store_id: str | None, member: bool
+) -> str:
+    """Why a file was not stored again: the same content is stored as ``first`` (``file_id``).
+
+    A file added again under its own name is "already" there, not "same content as" itself.
+    """
+    same = "" if first == name else f"same content as {first}"
+    if vector_store_id is None:
+        return f"{same or 'already uploaded'} ({file_id})"
+    if member:
+        return f"{same + ', ' if same else ''}already in this vector store ({file_id})"
+    return f"{same or 'uploaded before'} ({file_id}); now in this vector store too"
 
 
 def _rejected(name: str, path: str | None, reason: str) -> IngestResult:

@@ -31,6 +31,7 @@ from forge_cli.knowledge.extract import (
     file_kind,
 )
 from forge_cli.knowledge.records import new_id, validate_attributes
+from forge_cli.limits import describe_bytes
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -65,14 +66,11 @@ class PreparedFile:
     """The document's lead (``chunking.document_context``), indexed with every chunk."""
 
 
-def _size_text(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{size} bytes"
-
-
 def _check_size(filename: str, size: int, max_bytes: int) -> None:
     if size > max_bytes:
         raise FileRejected(
-            filename, f"too large ({_size_text(size)}; the limit is {_size_text(max_bytes)})"
+            filename,
+            f"too large ({describe_bytes(size)}; the limit is {describe_bytes(max_bytes)})",
         )
 
 

@@ -295,6 +295,9 @@ class IngestResult:
     file: FileRecord | None = None
     reason: str | None = None
     path: str | None = None
+    joined_store: bool = False
+    """A duplicate that was not yet in the target vector store and now is (its content was
+    uploaded before, under its first name): the store gained a file, stored once."""
 
     @property
     def ok(self) -> bool:

@@ -26,7 +26,16 @@ from forge_cli.knowledge.records import (
     vector_store_record,
 )
 
-__all__ = ["VectorStoreOps", "attach"]
+__all__ = ["VectorStoreOps", "attach", "is_member"]
+
+
+def is_member(conn: sqlite3.Connection, vector_store_id: str, file_id: str) -> bool:
+    """Whether ``file_id`` is in the vector store already."""
+    row = conn.execute(
+        "SELECT 1 FROM membership WHERE vector_store_id = ? AND file_id = ?",
+        (vector_store_id, file_id),
+    ).fetchone()
+    return row is not None
 
 
 def attach(

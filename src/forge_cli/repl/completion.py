@@ -69,7 +69,7 @@ class ReplCompleter(Completer):
             candidates = self.session.vector_store_cache
         elif name in _PATH_COMMANDS or name == "load":
             if name == "load" and self.session.store is not None:
-                candidates = [c.id for c in self.session.store.list().conversations]
+                candidates = self.session.store.ids()  # from file names: nothing is read
             else:
                 yield from self._paths.get_completions(Document(current), event)
                 return

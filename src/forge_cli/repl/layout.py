@@ -19,6 +19,8 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from forge_cli.wording import shorten
+
 __all__ = ["Block", "Columns", "Para", "cells", "layout", "numbered", "wrap"]
 
 _PIECES = re.compile(r"\S+|\s+")
@@ -106,13 +108,31 @@ def wrap(text: str, width: int | None, *, hang: int = 0) -> list[str]:
 
 @dataclass(frozen=True)
 class Para:
-    """One line of text; when it wraps, its continuation lines hang ``hang`` cells in."""
+    """One line of text; when it wraps, its continuation lines hang ``hang`` cells in.
+
+    With ``max_lines``, text that would wrap onto more lines is cut at a word and ends with
+    "…" on the last line allowed; ``tail`` (a status mark) always follows the text, cut or not.
+    """
 
     text: str
     hang: int = 0
+    max_lines: int | None = None
+    tail: str = ""
 
     def lines(self, width: int | None, clean: Callable[[str], str]) -> list[str]:
-        return wrap(clean(self.text), width, hang=self.hang)
+        text, tail = clean(self.text), clean(self.tail)
+        lines = wrap(text + tail, width, hang=self.hang)
+        if self.max_lines is None or len(lines) <= self.max_lines:
+            return lines
+        # The longest cut of the text (at a word, "…" added) whose lines still fit.
+        low, high = 0, len(text)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if len(wrap(shorten(text, middle) + tail, width, hang=self.hang)) <= self.max_lines:
+                low = middle
+            else:
+                high = middle - 1
+        return wrap(shorten(text, low) + tail, width, hang=self.hang)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from forge_cli.errors import UsageError
 from forge_cli.repl.commands.registry import REGISTRY, CommandResult, command
 from forge_cli.repl.layout import Columns, Para, numbered
-from forge_cli.wording import shorten
+from forge_cli.wording import plain_preview, shorten
 
 if TYPE_CHECKING:
     from forge_cli.repl.session import ChatSession
@@ -115,12 +115,16 @@ async def history_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     if not turns:
         return CommandResult(message="No history yet.")
     entries: list[Para] = []
+    width = session.columns
     for turn in turns:
-        answer = " ".join(turn.text.split())
         mark = "" if turn.status == "completed" else f" [{turn.status}]"
-        # Each entry wraps under its own text, past the "you> " / "ai>  " label.
-        entries.append(Para(f"you> {shorten(' '.join(turn.user.split()), 200)}", hang=5))
-        entries.append(Para(f"ai>  {shorten(answer, 200)}{mark}", hang=5))
+        question = shorten(" ".join(turn.user.split()), 200)
+        # Plain text without the retrieval preamble; in a terminal, two lines decide the length.
+        answer = shorten(plain_preview(turn.text[:4000]), 200 if width is None else 1000)
+        # Each entry wraps under its own text, past the "you> " / "ai>  " label; the answer is a
+        # preview in two lines at most, not the transcript (/export has it all).
+        entries.append(Para(f"you> {question}", hang=5))
+        entries.append(Para(f"ai>  {answer}", hang=5, max_lines=2, tail=mark))
     return CommandResult(message=entries)
 
 

@@ -59,7 +59,7 @@ _CONVERSATIONS_USAGE = "/conversations [N|all]"
 )
 async def conversations_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     limit = _conversations_limit(args)
-    listing = _store(session).list()  # newest first
+    listing = _store(session).newest(limit)  # newest first; older files are not read
     conversations = listing.conversations
     shown = conversations if limit is None else conversations[:limit]
     rows = [
@@ -74,7 +74,7 @@ async def conversations_cmd(session: ChatSession, args: list[str]) -> CommandRes
     # and the title under the id.
     lines: list[Block] = [Columns(rows, max_left=40, right_hang=11)] if rows else []
     lines += [Para(f"  ! {problem}", hang=4) for problem in problems]
-    hidden = len(conversations) - len(shown)
+    hidden = len(conversations) - len(shown) + listing.unread
     unlisted = len(listing.problems) - len(problems)
     if hidden or unlisted:
         more = [plural(hidden, "more conversation")] if hidden else []
