@@ -291,3 +291,33 @@ def test_a_401_without_a_key_says_so_on_both_apis(monkeypatch: pytest.MonkeyPatc
         f"<endpoint> refused the credentials (HTTP 401) (no API key was sent: {KEY_VAR} is not "
         f"set): Missing key. (hint: set the API key in the environment variable {KEY_VAR})",
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ({"object": "list"}, "did not answer a list page"),
+        ({"object": "list", "data": [{"id": "vs_1"}], "has_more": True}, "kept paginating"),
+    ],
+)
+def test_the_knowledge_clients_list_errors_name_the_endpoint(
+    body: dict[str, Any], said: str
+) -> None:
+    """A list reply that is not a list page names the endpoint it came from, as the other
+    failures do: with its slash, and without the base URL's credentials."""
+    from forge_cli.backends.knowledge_http import HttpKnowledgeClient
+    from forge_cli.errors import ForgeError
+
+    async def list_stores(base_url: str) -> None:
+        client = HttpKnowledgeClient(base_url)
+        try:
+            await client.list_vector_stores()
+        finally:
+            await client.aclose()
+
+    with LoopbackServer() as server:
+        server.add(*[Reply.json(200, body)] * (1 if said.startswith("did") else 1000))
+        credentialed = server.base_url.replace("http://", "http://user:hunter2@")
+        with pytest.raises(ForgeError) as info:
+            asyncio.run(list_stores(credentialed))
+    assert info.value.one_line() == f"{server.base_url}/vector_stores {said}"

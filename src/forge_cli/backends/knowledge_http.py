@@ -109,16 +109,17 @@ class HttpKnowledgeClient:
     async def _list(self, path: str) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
         params: dict[str, Any] = {"limit": 100, "order": "asc"}
+        where = display_url(f"{self.name}/{path.lstrip('/')}")  # as _call names it
         for _ in range(1000):  # bounded: a server that always says has_more cannot loop us
             page = await self._call("GET", path, params=params)
             data = page.get("data") if isinstance(page, dict) else None
             if not isinstance(data, list):
-                raise ProtocolError(f"{self.name}{path} did not answer a list page")
+                raise ProtocolError(f"{where} did not answer a list page")
             found.extend(d for d in data if isinstance(d, dict))
             if not page.get("has_more") or not data:
                 return found
             params["after"] = data[-1].get("id")
-        raise ProtocolError(f"{self.name}{path} kept paginating")
+        raise ProtocolError(f"{where} kept paginating")
 
     # -- vector stores ---------------------------------------------------------------------
 
