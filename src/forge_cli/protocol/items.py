@@ -13,7 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Discriminator, Field, Tag
 
 from forge_cli import jsonsafe
-from forge_cli.protocol._base import WireModel, type_tag
+from forge_cli.protocol._base import BUILT_ON_USE, WireModel, type_tag
 from forge_cli.protocol.content import (
     ContentPart,
     OutputText,
@@ -396,21 +396,21 @@ ITEM_TYPES = frozenset(
 )
 
 OutputItem = Annotated[
-    Annotated[Message, Tag("message")]
-    | Annotated[Reasoning, Tag("reasoning")]
-    | Annotated[FileSearchCall, Tag("file_search_call")]
-    | Annotated[WebSearchCall, Tag("web_search_call")]
-    | Annotated[FunctionCall, Tag("function_call")]
-    | Annotated[FunctionCallOutput, Tag("function_call_output")]
-    | Annotated[CodeInterpreterCall, Tag("code_interpreter_call")]
-    | Annotated[ComputerCall, Tag("computer_call")]
-    | Annotated[ListDocumentsCall, Tag("list_documents_call")]
-    | Annotated[FileReaderCall, Tag("file_reader_call")]
-    | Annotated[PageReaderCall, Tag("page_reader_call")]
-    | Annotated[McpCall, Tag("mcp_call")]
-    | Annotated[McpListTools, Tag("mcp_list_tools")]
-    | Annotated[McpApprovalRequest, Tag("mcp_approval_request")]
-    | Annotated[UnknownItem, Tag("__unknown__")],
+    Annotated[Message, BUILT_ON_USE, Tag("message")]
+    | Annotated[Reasoning, BUILT_ON_USE, Tag("reasoning")]
+    | Annotated[FileSearchCall, BUILT_ON_USE, Tag("file_search_call")]
+    | Annotated[WebSearchCall, BUILT_ON_USE, Tag("web_search_call")]
+    | Annotated[FunctionCall, BUILT_ON_USE, Tag("function_call")]
+    | Annotated[FunctionCallOutput, BUILT_ON_USE, Tag("function_call_output")]
+    | Annotated[CodeInterpreterCall, BUILT_ON_USE, Tag("code_interpreter_call")]
+    | Annotated[ComputerCall, BUILT_ON_USE, Tag("computer_call")]
+    | Annotated[ListDocumentsCall, BUILT_ON_USE, Tag("list_documents_call")]
+    | Annotated[FileReaderCall, BUILT_ON_USE, Tag("file_reader_call")]
+    | Annotated[PageReaderCall, BUILT_ON_USE, Tag("page_reader_call")]
+    | Annotated[McpCall, BUILT_ON_USE, Tag("mcp_call")]
+    | Annotated[McpListTools, BUILT_ON_USE, Tag("mcp_list_tools")]
+    | Annotated[McpApprovalRequest, BUILT_ON_USE, Tag("mcp_approval_request")]
+    | Annotated[UnknownItem, BUILT_ON_USE, Tag("__unknown__")],
     Discriminator(type_tag(ITEM_TYPES, "__unknown__")),
 ]
 """Any output item; an unknown ``type`` becomes :class:`UnknownItem`."""
