@@ -6,7 +6,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import Discriminator, Field, PrivateAttr, Tag, field_serializer
 
-from forge_cli.protocol._base import BUILT_ON_USE, WireModel, evolve, type_tag
+from forge_cli.protocol._base import BUILT_ON_USE, WireModel, empty_list, evolve, type_tag
 from forge_cli.protocol.annotations import Annotation
 from forge_cli.protocol.text import TextView
 
@@ -69,7 +69,7 @@ class OutputText(_StreamedText):
     """Answer text with its annotations (citations)."""
 
     type: Literal["output_text"] = "output_text"
-    annotations: list[Annotation] = Field(default_factory=list)
+    annotations: list[Annotation] = Field(default_factory=empty_list)
     logprobs: list[dict[str, Any]] | None = None
 
 

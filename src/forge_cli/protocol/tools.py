@@ -6,7 +6,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Discriminator, Field, Tag
 
-from forge_cli.protocol._base import BUILT_ON_USE, WireModel, type_tag
+from forge_cli.protocol._base import BUILT_ON_USE, WireModel, empty_list, type_tag
 
 __all__ = [
     "TOOL_TYPES",
@@ -38,7 +38,7 @@ class FileSearchTool(WireModel):
     """Search the given vector stores. ``filters`` is an OpenAI comparison or compound filter."""
 
     type: Literal["file_search"] = "file_search"
-    vector_store_ids: list[str] = Field(default_factory=list)
+    vector_store_ids: list[str] = Field(default_factory=empty_list)
     max_num_results: int | None = None
     ranking_options: RankingOptions | None = None
     filters: dict[str, Any] | None = None
@@ -101,7 +101,7 @@ class ListDocumentsTool(WireModel):
     """Knowledge Forge: list documents in vector stores that match a query."""
 
     type: Literal["list_documents"] = "list_documents"
-    vector_store_ids: list[str] = Field(default_factory=list)
+    vector_store_ids: list[str] = Field(default_factory=empty_list)
     max_num_results: int | None = None
     score_threshold: float | None = None
     deduplicate: bool | None = None
