@@ -7,8 +7,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 
+from forge_cli.protocol._plugins import settle_empty_plugin_scan
+
 if TYPE_CHECKING:
     from pydantic.json_schema import JsonSchemaValue
+
+settle_empty_plugin_scan()  # before the first of our models is built (ADR-0024)
 
 
 class WireModel(BaseModel):
