@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from forge_cli.conversations.plain import new_conversation_id, strip_credentials
-from forge_cli.protocol._base import empty_list
+from forge_cli.protocol._defaults import empty_list
 from forge_cli.protocol.loop_events import TurnStatus
 
 if TYPE_CHECKING:

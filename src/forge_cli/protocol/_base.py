@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 
-from forge_cli.protocol._plugins import settle_empty_plugin_scan
+from forge_cli.protocol._defaults import empty_list
 
 if TYPE_CHECKING:
     from pydantic.json_schema import JsonSchemaValue
 
-settle_empty_plugin_scan()  # before the first of our models is built (ADR-0024)
+__all__ = ["BUILT_ON_USE", "WireModel", "empty_list", "evolve", "type_tag"]
 
 
 class WireModel(BaseModel):
@@ -89,17 +89,6 @@ _MEMBER_KEY = "forge_union_member"
 
 BUILT_ON_USE = _BuiltOnUse()
 """See :class:`_BuiltOnUse`."""
-
-
-def empty_list() -> list[Any]:
-    """``Field(default_factory=empty_list)``: a new empty list, as ``default_factory=list`` gives.
-
-    Pydantic asks every default factory whether it takes the validated data, with
-    ``inspect.signature``; for the builtin ``list`` that parses its text signature with
-    ``tokenize``, whose first use compiles a large regular expression (~2 ms of every
-    ``forge ask``, ADR-0024). A Python function's signature is read without it.
-    """
-    return []
 
 
 _M = TypeVar("_M", bound=BaseModel)
