@@ -111,7 +111,7 @@ def test_the_fold_warm_up_builds_what_the_first_event_would_build() -> None:
         "from forge_cli.protocol.response import Response\n"
         "def built():\n"
         "    return (Response.__pydantic_complete__, Message.__pydantic_complete__,\n"
-        "            parse._adapters.cache_info().currsize)\n"
+        "            parse._item_adapter.cache_info().currsize)\n"
         "before = built()\n"
         "from forge_cli.stream.warm import warm_up_fold\n"
         "warm_up_fold()\n"

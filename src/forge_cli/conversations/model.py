@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from forge_cli.conversations.plain import new_conversation_id, strip_credentials
+from forge_cli.protocol._defaults import empty_list
 from forge_cli.protocol.loop_events import TurnStatus
 
 if TYPE_CHECKING:
@@ -38,8 +39,8 @@ class SessionSettings(BaseModel):
 
     model: str | None = None
     effort: str | None = None
-    tools: list[str] = Field(default_factory=list)
-    vector_stores: list[str] = Field(default_factory=list)
+    tools: list[str] = Field(default_factory=empty_list)
+    vector_stores: list[str] = Field(default_factory=empty_list)
     instructions: str | None = None
     reasoning: bool = True
     max_iterations: int = 5
@@ -54,7 +55,7 @@ class Turn(BaseModel):
     model_config = ConfigDict(extra="ignore", defer_build=True)
 
     user: str
-    output: list[dict[str, Any]] = Field(default_factory=list)
+    output: list[dict[str, Any]] = Field(default_factory=empty_list)
     response_id: str | None = None
     status: TurnStatus = "completed"
     error: str | None = None
@@ -111,7 +112,7 @@ class Conversation(BaseModel):
     api: str | None = None
     base_url: str | None = None
     settings: SessionSettings = Field(default_factory=SessionSettings)
-    turns: list[Turn] = Field(default_factory=list)
+    turns: list[Turn] = Field(default_factory=empty_list)
 
     @property
     def tokens_used(self) -> int:

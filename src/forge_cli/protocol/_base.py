@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic_core import core_schema
+
+from forge_cli.protocol._defaults import empty_list
+
+if TYPE_CHECKING:
+    from pydantic.json_schema import JsonSchemaValue
+
+__all__ = ["BUILT_ON_USE", "WireModel", "empty_list", "evolve", "type_tag"]
 
 
 class WireModel(BaseModel):
@@ -43,6 +51,44 @@ def type_tag(known: frozenset[str], fallback: str) -> Any:
         return raw if isinstance(raw, str) and raw in known else fallback
 
     return _tag
+
+
+class _BuiltOnUse:
+    """Marker for a member of a tagged union: ``Annotated[Message, BUILT_ON_USE, Tag("message")]``.
+
+    Building a union's validator normally builds every member's schema into it, so the first
+    output item of a stream built all fifteen item models (and the annotation and tool unions
+    they hold) before a text answer could use one. A member marked with this validates by its
+    own model validator instead, built on its first use (``defer_build``), so a text answer
+    builds only ``Message`` and ``OutputText``. Everything else is pydantic's own: the union's
+    discriminator picks the member, a model instance passes through as it would (no
+    revalidation), a :class:`~pydantic.ValidationError` of the member keeps its locations under
+    the union's tag, and dumping a member delegates to its model's serializer with the same
+    options (byte-identical output; docs/adr/0024-union-members-built-on-use.md).
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: type[BaseModel], handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        def validate(value: Any) -> Any:
+            # A deferred model's validator is a placeholder that builds it on first access.
+            return source.__pydantic_validator__.validate_python(value)
+
+        return core_schema.no_info_plain_validator_function(
+            validate, metadata={_MEMBER_KEY: source}
+        )
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        model: type[BaseModel] = schema["metadata"][_MEMBER_KEY]
+        return handler(model.__pydantic_core_schema__)
+
+
+_MEMBER_KEY = "forge_union_member"
+
+BUILT_ON_USE = _BuiltOnUse()
+"""See :class:`_BuiltOnUse`."""
 
 
 _M = TypeVar("_M", bound=BaseModel)

@@ -6,7 +6,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Discriminator, Tag
 
-from forge_cli.protocol._base import WireModel, type_tag
+from forge_cli.protocol._base import BUILT_ON_USE, WireModel, type_tag
 
 __all__ = [
     "ANNOTATION_TYPES",
@@ -77,11 +77,11 @@ ANNOTATION_TYPES = frozenset(
 )
 
 Annotation = Annotated[
-    Annotated[FileCitation, Tag("file_citation")]
-    | Annotated[UrlCitation, Tag("url_citation")]
-    | Annotated[FilePath, Tag("file_path")]
-    | Annotated[ContainerFileCitation, Tag("container_file_citation")]
-    | Annotated[UnknownAnnotation, Tag("__unknown__")],
+    Annotated[FileCitation, BUILT_ON_USE, Tag("file_citation")]
+    | Annotated[UrlCitation, BUILT_ON_USE, Tag("url_citation")]
+    | Annotated[FilePath, BUILT_ON_USE, Tag("file_path")]
+    | Annotated[ContainerFileCitation, BUILT_ON_USE, Tag("container_file_citation")]
+    | Annotated[UnknownAnnotation, BUILT_ON_USE, Tag("__unknown__")],
     Discriminator(type_tag(ANNOTATION_TYPES, "__unknown__")),
 ]
 """Any annotation; an unknown ``type`` becomes :class:`UnknownAnnotation`."""

@@ -6,7 +6,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import Discriminator, Field, PrivateAttr, Tag, field_serializer
 
-from forge_cli.protocol._base import WireModel, evolve, type_tag
+from forge_cli.protocol._base import BUILT_ON_USE, WireModel, empty_list, evolve, type_tag
 from forge_cli.protocol.annotations import Annotation
 from forge_cli.protocol.text import TextView
 
@@ -69,7 +69,7 @@ class OutputText(_StreamedText):
     """Answer text with its annotations (citations)."""
 
     type: Literal["output_text"] = "output_text"
-    annotations: list[Annotation] = Field(default_factory=list)
+    annotations: list[Annotation] = Field(default_factory=empty_list)
     logprobs: list[dict[str, Any]] | None = None
 
 
@@ -103,11 +103,11 @@ class UnknownPart(WireModel):
 CONTENT_PART_TYPES = frozenset({"output_text", "refusal", "reasoning_text", "summary_text"})
 
 ContentPart = Annotated[
-    Annotated[OutputText, Tag("output_text")]
-    | Annotated[Refusal, Tag("refusal")]
-    | Annotated[ReasoningText, Tag("reasoning_text")]
-    | Annotated[SummaryText, Tag("summary_text")]
-    | Annotated[UnknownPart, Tag("__unknown__")],
+    Annotated[OutputText, BUILT_ON_USE, Tag("output_text")]
+    | Annotated[Refusal, BUILT_ON_USE, Tag("refusal")]
+    | Annotated[ReasoningText, BUILT_ON_USE, Tag("reasoning_text")]
+    | Annotated[SummaryText, BUILT_ON_USE, Tag("summary_text")]
+    | Annotated[UnknownPart, BUILT_ON_USE, Tag("__unknown__")],
     Discriminator(type_tag(CONTENT_PART_TYPES, "__unknown__")),
 ]
 """Any message content part; an unknown ``type`` becomes :class:`UnknownPart`."""

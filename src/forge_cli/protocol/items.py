@@ -13,7 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Discriminator, Field, Tag
 
 from forge_cli import jsonsafe
-from forge_cli.protocol._base import WireModel, type_tag
+from forge_cli.protocol._base import BUILT_ON_USE, WireModel, empty_list, type_tag
 from forge_cli.protocol.content import (
     ContentPart,
     OutputText,
@@ -68,7 +68,7 @@ class Message(_Item):
 
     type: Literal["message"] = "message"
     role: str = "assistant"
-    content: list[ContentPart] = Field(default_factory=list)
+    content: list[ContentPart] = Field(default_factory=empty_list)
 
     @property
     def text(self) -> str:
@@ -86,7 +86,7 @@ class Reasoning(_Item):
     """The model's reasoning: summary parts and, for some servers, raw reasoning text."""
 
     type: Literal["reasoning"] = "reasoning"
-    summary: list[SummaryText] = Field(default_factory=list)
+    summary: list[SummaryText] = Field(default_factory=empty_list)
     content: list[ReasoningText] | None = None
     encrypted_content: str | None = None
 
@@ -118,7 +118,7 @@ class FileSearchCall(_Item):
     """A search over vector stores."""
 
     type: Literal["file_search_call"] = "file_search_call"
-    queries: list[str] = Field(default_factory=list)
+    queries: list[str] = Field(default_factory=empty_list)
     results: list[FileSearchResult] | None = None
 
 
@@ -263,14 +263,14 @@ class ComputerCall(_Item):
     call_id: str | None = None
     action: dict[str, Any] | None = None
     actions: list[dict[str, Any]] | None = None
-    pending_safety_checks: list[dict[str, Any]] = Field(default_factory=list)
+    pending_safety_checks: list[dict[str, Any]] = Field(default_factory=empty_list)
 
 
 class ListDocumentsCall(_Item, TraceableToolCall):
     """Knowledge Forge: list the documents of vector stores that match queries."""
 
     type: Literal["list_documents_call"] = "list_documents_call"
-    queries: list[str] = Field(default_factory=list)
+    queries: list[str] = Field(default_factory=empty_list)
     count: int | None = None
     documents: list[dict[str, Any]] | None = None
 
@@ -279,7 +279,7 @@ class FileReaderCall(_Item, TraceableToolCall):
     """Knowledge Forge: read one or more documents."""
 
     type: Literal["file_reader_call"] = "file_reader_call"
-    doc_ids: list[str] = Field(default_factory=list)
+    doc_ids: list[str] = Field(default_factory=empty_list)
     query: str | None = None
     file_name: str | None = None
     navigation: Any = None
@@ -348,7 +348,7 @@ class McpListTools(_Item):
 
     type: Literal["mcp_list_tools"] = "mcp_list_tools"
     server_label: str = ""
-    tools: list[McpToolInfo] = Field(default_factory=list)
+    tools: list[McpToolInfo] = Field(default_factory=empty_list)
     error: str | dict[str, Any] | None = None
 
 
@@ -396,21 +396,21 @@ ITEM_TYPES = frozenset(
 )
 
 OutputItem = Annotated[
-    Annotated[Message, Tag("message")]
-    | Annotated[Reasoning, Tag("reasoning")]
-    | Annotated[FileSearchCall, Tag("file_search_call")]
-    | Annotated[WebSearchCall, Tag("web_search_call")]
-    | Annotated[FunctionCall, Tag("function_call")]
-    | Annotated[FunctionCallOutput, Tag("function_call_output")]
-    | Annotated[CodeInterpreterCall, Tag("code_interpreter_call")]
-    | Annotated[ComputerCall, Tag("computer_call")]
-    | Annotated[ListDocumentsCall, Tag("list_documents_call")]
-    | Annotated[FileReaderCall, Tag("file_reader_call")]
-    | Annotated[PageReaderCall, Tag("page_reader_call")]
-    | Annotated[McpCall, Tag("mcp_call")]
-    | Annotated[McpListTools, Tag("mcp_list_tools")]
-    | Annotated[McpApprovalRequest, Tag("mcp_approval_request")]
-    | Annotated[UnknownItem, Tag("__unknown__")],
+    Annotated[Message, BUILT_ON_USE, Tag("message")]
+    | Annotated[Reasoning, BUILT_ON_USE, Tag("reasoning")]
+    | Annotated[FileSearchCall, BUILT_ON_USE, Tag("file_search_call")]
+    | Annotated[WebSearchCall, BUILT_ON_USE, Tag("web_search_call")]
+    | Annotated[FunctionCall, BUILT_ON_USE, Tag("function_call")]
+    | Annotated[FunctionCallOutput, BUILT_ON_USE, Tag("function_call_output")]
+    | Annotated[CodeInterpreterCall, BUILT_ON_USE, Tag("code_interpreter_call")]
+    | Annotated[ComputerCall, BUILT_ON_USE, Tag("computer_call")]
+    | Annotated[ListDocumentsCall, BUILT_ON_USE, Tag("list_documents_call")]
+    | Annotated[FileReaderCall, BUILT_ON_USE, Tag("file_reader_call")]
+    | Annotated[PageReaderCall, BUILT_ON_USE, Tag("page_reader_call")]
+    | Annotated[McpCall, BUILT_ON_USE, Tag("mcp_call")]
+    | Annotated[McpListTools, BUILT_ON_USE, Tag("mcp_list_tools")]
+    | Annotated[McpApprovalRequest, BUILT_ON_USE, Tag("mcp_approval_request")]
+    | Annotated[UnknownItem, BUILT_ON_USE, Tag("__unknown__")],
     Discriminator(type_tag(ITEM_TYPES, "__unknown__")),
 ]
 """Any output item; an unknown ``type`` becomes :class:`UnknownItem`."""

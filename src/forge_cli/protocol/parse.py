@@ -20,9 +20,21 @@ __all__ = ["parse_annotation", "parse_item", "parse_response", "parse_tool"]
 
 
 @cache
-def _adapters() -> tuple[TypeAdapter[OutputItem], TypeAdapter[Annotation], TypeAdapter[Tool]]:
-    """Built on first use, not at import (start-up time)."""
-    return TypeAdapter(OutputItem), TypeAdapter(Annotation), TypeAdapter(Tool)
+def _item_adapter() -> TypeAdapter[OutputItem]:
+    """Built on first use, not at import (start-up time). Each adapter is built on its own, and
+    a union's members on their own first use (``_base.BUILT_ON_USE``): a text answer builds no
+    annotation, tool or tool-call model."""
+    return TypeAdapter(OutputItem)
+
+
+@cache
+def _annotation_adapter() -> TypeAdapter[Annotation]:
+    return TypeAdapter(Annotation)
+
+
+@cache
+def _tool_adapter() -> TypeAdapter[Tool]:
+    return TypeAdapter(Tool)
 
 
 def _fallback_type(raw: dict[str, Any]) -> str:
@@ -35,7 +47,7 @@ def parse_item(raw: Any) -> OutputItem:
     if not isinstance(raw, dict):
         return UnknownItem(type="invalid", value=raw)
     try:
-        return _adapters()[0].validate_python(raw)
+        return _item_adapter().validate_python(raw)
     except ValidationError:
         data = {k: v for k, v in raw.items() if k not in ("id", "status", "type")}
         ident = raw.get("id") if isinstance(raw.get("id"), str) else None
@@ -48,7 +60,7 @@ def parse_annotation(raw: Any) -> Annotation | None:
     if not isinstance(raw, dict):
         return None
     try:
-        return _adapters()[1].validate_python(raw)
+        return _annotation_adapter().validate_python(raw)
     except ValidationError:
         return UnknownAnnotation.model_validate({**raw, "type": _fallback_type(raw)})
 
@@ -58,7 +70,7 @@ def parse_tool(raw: Any) -> Tool:
     if not isinstance(raw, dict):
         return UnknownTool(type="invalid")
     try:
-        return _adapters()[2].validate_python(raw)
+        return _tool_adapter().validate_python(raw)
     except ValidationError:
         return UnknownTool.model_validate({**raw, "type": _fallback_type(raw)})
 

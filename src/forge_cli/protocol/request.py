@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag, field_validator
 
-from forge_cli.protocol._base import WireModel
+from forge_cli.protocol._base import WireModel, empty_list
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -92,7 +92,7 @@ class Request(WireModel):
     model: str
     input: str | _InputItems = ""
     instructions: str | None = None
-    tools: _Tools = Field(default_factory=list)
+    tools: _Tools = Field(default_factory=empty_list)
     tool_choice: ToolChoice | None = None
     parallel_tool_calls: bool | None = None
     previous_response_id: str | None = None

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from forge_cli.protocol._base import WireModel
+from forge_cli.protocol._base import WireModel, empty_list
 from forge_cli.protocol.annotations import Annotation
 from forge_cli.protocol.content import OutputText
 from forge_cli.protocol.items import FunctionCall, Message, OutputItem
@@ -47,7 +47,7 @@ class Response(WireModel):
     incomplete_details: dict[str, Any] | None = None
     instructions: str | None = None
     model: str | None = None
-    output: list[OutputItem] = Field(default_factory=list)
+    output: list[OutputItem] = Field(default_factory=empty_list)
     parallel_tool_calls: bool | None = None
     tool_choice: Any = None
     tools: list[Tool] | None = None

@@ -6,7 +6,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Discriminator, Field, Tag
 
-from forge_cli.protocol._base import WireModel, type_tag
+from forge_cli.protocol._base import BUILT_ON_USE, WireModel, empty_list, type_tag
 
 __all__ = [
     "TOOL_TYPES",
@@ -38,7 +38,7 @@ class FileSearchTool(WireModel):
     """Search the given vector stores. ``filters`` is an OpenAI comparison or compound filter."""
 
     type: Literal["file_search"] = "file_search"
-    vector_store_ids: list[str] = Field(default_factory=list)
+    vector_store_ids: list[str] = Field(default_factory=empty_list)
     max_num_results: int | None = None
     ranking_options: RankingOptions | None = None
     filters: dict[str, Any] | None = None
@@ -101,7 +101,7 @@ class ListDocumentsTool(WireModel):
     """Knowledge Forge: list documents in vector stores that match a query."""
 
     type: Literal["list_documents"] = "list_documents"
-    vector_store_ids: list[str] = Field(default_factory=list)
+    vector_store_ids: list[str] = Field(default_factory=empty_list)
     max_num_results: int | None = None
     score_threshold: float | None = None
     deduplicate: bool | None = None
@@ -157,16 +157,16 @@ def _tool_tag(value: Any) -> str:
 
 
 Tool = Annotated[
-    Annotated[FileSearchTool, Tag("file_search")]
-    | Annotated[WebSearchTool, Tag("web_search")]
-    | Annotated[WebSearchPreviewTool, Tag("web_search_preview")]
-    | Annotated[FunctionTool, Tag("function")]
-    | Annotated[CodeInterpreterTool, Tag("code_interpreter")]
-    | Annotated[ComputerUsePreviewTool, Tag("computer_use_preview")]
-    | Annotated[ListDocumentsTool, Tag("list_documents")]
-    | Annotated[FileReaderTool, Tag("file_reader")]
-    | Annotated[PageReaderTool, Tag("page_reader")]
-    | Annotated[UnknownTool, Tag("__unknown__")],
+    Annotated[FileSearchTool, BUILT_ON_USE, Tag("file_search")]
+    | Annotated[WebSearchTool, BUILT_ON_USE, Tag("web_search")]
+    | Annotated[WebSearchPreviewTool, BUILT_ON_USE, Tag("web_search_preview")]
+    | Annotated[FunctionTool, BUILT_ON_USE, Tag("function")]
+    | Annotated[CodeInterpreterTool, BUILT_ON_USE, Tag("code_interpreter")]
+    | Annotated[ComputerUsePreviewTool, BUILT_ON_USE, Tag("computer_use_preview")]
+    | Annotated[ListDocumentsTool, BUILT_ON_USE, Tag("list_documents")]
+    | Annotated[FileReaderTool, BUILT_ON_USE, Tag("file_reader")]
+    | Annotated[PageReaderTool, BUILT_ON_USE, Tag("page_reader")]
+    | Annotated[UnknownTool, BUILT_ON_USE, Tag("__unknown__")],
     Discriminator(_tool_tag),
 ]
 """Any tool definition; an unknown ``type`` becomes :class:`UnknownTool`."""
