@@ -277,7 +277,7 @@ def _no_key_line(api: str, base_url: str) -> str | None:
 
 def test_a_401_without_a_key_says_so_on_both_apis(monkeypatch: pytest.MonkeyPatch) -> None:
     """No key configured: the chat backend sends its placeholder and the Responses backend
-    nothing, but both say no API key was sent and which variable would hold it."""
+    nothing, but both say no API key is set and which variable would hold it."""
     monkeypatch.delenv(KEY_VAR, raising=False)
     lines = {}
     for api in APIS:
@@ -288,7 +288,7 @@ def test_a_401_without_a_key_says_so_on_both_apis(monkeypatch: pytest.MonkeyPatc
             lines[api] = line.replace(_endpoint(api, server.base_url), "<endpoint>")
     assert lines == dict.fromkeys(
         APIS,
-        f"<endpoint> refused the credentials (HTTP 401) (no API key was sent: {KEY_VAR} is not "
+        f"<endpoint> refused the credentials (HTTP 401) (no API key: {KEY_VAR} is not "
         f"set): Missing key. (hint: set the API key in the environment variable {KEY_VAR})",
     )
 
@@ -321,3 +321,19 @@ def test_the_knowledge_clients_list_errors_name_the_endpoint(
         with pytest.raises(ForgeError) as info:
             asyncio.run(list_stores(credentialed))
     assert info.value.one_line() == f"{server.base_url}/vector_stores {said}"
+
+
+def test_a_401_without_a_key_never_claims_nothing_was_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chat backend sends a placeholder key when none is set, and OpenAI's 401 quotes the key
+    it got: the line said "no API key was sent" and then "Incorrect API key provided:
+    sk-no-key-required". It names the unset variable without claiming no header went out."""
+    monkeypatch.delenv(KEY_VAR, raising=False)
+    for api in APIS:
+        with LoopbackServer() as server:
+            server.add(Reply.json(401, {"error": {"message": "Incorrect API key provided."}}))
+            line = _no_key_line(api, server.base_url)
+            sent = "authorization" in server.requests[0].headers
+        assert line is not None
+        assert f"{KEY_VAR} is not set" in line
+        if sent:
+            assert "no API key was sent" not in line, line

@@ -719,7 +719,9 @@ async def test_a_key_the_request_refuses_is_redacted_in_its_error(key: str) -> N
                 await anext(backend.stream(Request(model="m", input="x")))
         finally:
             await backend.aclose()
-    message = str(info.value)
+    # Without the server's URL: its random port may contain "123" or "456" (a flaky failure).
+    message = str(info.value).replace(server.url.removesuffix("/x"), "<server>")
+    assert "could not talk to <server>" in message
     assert "Illegal header value" in message
     for part in ("abc", "123", "456", "Evil", "\\x00", "\\r"):
         assert part not in message

@@ -53,7 +53,7 @@ def test_ctrl_c_at_the_approval_question_leaves_the_chat_usable(
         try:
             child.expect_exact("forge>")
             child.send("Where is order 4711?\r")
-            child.expect_exact("[a]lways for lookup_order: ")
+            child.expect_exact("lookup_order: ")  # the question's end (it may wrap)
             child.sendintr()
             child.expect_exact("interrupted")
             child.expect_exact("forge>")
@@ -80,7 +80,7 @@ def test_what_follows_a_cancelled_question_starts_on_its_own_line(tmp_path: Path
             child.expect_exact("forge>")
             stream.feed(child.before + child.after)
             child.send("Where is order 4711?\r")
-            child.expect_exact("[a]lways for lookup_order: ")
+            child.expect_exact("lookup_order: ")  # the question's end (it may wrap)
             stream.feed(child.before + child.after)
             child.sendintr()
             child.expect_exact("interrupted")
@@ -119,3 +119,35 @@ def test_tools_names_the_functions_files(tmp_path: Path) -> None:
             child.close(force=True)
     rows = [line.rstrip() for line in screen.display]
     assert f"  [x] functions of {tmp_path / 'tools.py'}" in rows, "\n".join(rows)
+
+
+def test_a_call_cut_short_at_its_question_is_not_left_in_progress(tmp_path: Path) -> None:
+    """Ctrl+C at the question cancels the call before it ran: the screen showed it as
+    ``● Function · in progress`` under ``■ interrupted`` for good (and the saved turn kept
+    ``in_progress``). It now reads ``incomplete``, on screen and in the saved conversation."""
+    screen = pyte.HistoryScreen(40, 30, history=500)
+    stream = pyte.Stream(screen)
+    with FakeChatServer() as server:
+        server.add(tool_call_chunks([("lookup_order", {"order_id": 4711})]))
+        child = _chat(tmp_path, server, 40)
+        try:
+            child.expect_exact("forge>")
+            stream.feed(child.before + child.after)
+            child.send("Where is order 4711?\r")
+            child.expect_exact("lookup_order: ")  # the question's end (it may wrap)
+            stream.feed(child.before + child.after)
+            child.sendintr()
+            child.expect_exact("interrupted")
+            stream.feed(child.before + child.after)
+            child.expect_exact("forge>")
+            stream.feed(child.before + child.after)
+            child.send("/exit\r")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+    rows = [line.rstrip() for line in screen.display]
+    calls = [row for row in rows if row.lstrip().startswith(("●", "✓", "✗", "!", "■", "⊘"))]
+    assert not any("in progress" in row for row in rows), "\n".join(rows)
+    assert any("Function" in row and "incomplete" in row for row in calls), "\n".join(rows)
+    [saved] = (tmp_path / "data" / "conversations").glob("*.json")
+    assert '"in_progress"' not in saved.read_text()

@@ -64,7 +64,7 @@ def test_the_question_stays_on_screen_and_the_answer_lands_after_it(
             sys.executable, args, env=env, encoding="utf-8", timeout=30, dimensions=(30, columns)
         )
         try:
-            child.expect_exact("[a]lways for lookup_order: ")
+            child.expect_exact("lookup_order: ")  # the question's end (it may wrap)
             stream.feed(child.before + child.after)
             # The live region redraws 15 times a second while a call runs: watch the terminal
             # for several of its ticks. Nothing may be drawn over the waiting question.
@@ -87,3 +87,40 @@ def test_the_question_stays_on_screen_and_the_answer_lands_after_it(
     assert "completed" in after
     assert "Order 4711 has shipped." in after
     assert "Tool call: lookup_order" in _lines(screen)
+
+
+def test_the_question_breaks_between_words_at_40_columns(tmp_path: Path) -> None:
+    """At 40 columns the terminal cut the question mid-word (``… [a]lways for lookup_`` /
+    ``order:``): it now breaks between words, so the tool's name reads whole."""
+    tools = tmp_path / "tools.py"
+    tools.write_text(TOOLS)
+    env = {
+        **os.environ,
+        "FORGE_DATA_DIR": str(tmp_path / "data"),
+        "FORGE_CONFIG": str(tmp_path / "config.toml"),
+        "TERM": "xterm-256color",
+    }
+    screen = pyte.HistoryScreen(40, 30, history=500)
+    stream = pyte.Stream(screen)
+    with FakeChatServer() as server:
+        server.add(tool_call_chunks([("lookup_order", {"order_id": 4711})]))
+        server.add(text_chunks("Order 4711 has shipped."))
+        args = [
+            "-m", "forge_cli.cli", "ask", "--api", "chat", "--base-url", server.base_url,
+            "--model", "m", "--functions", str(tools), "Where is order 4711?",
+        ]  # fmt: skip
+        child = pexpect.spawn(
+            sys.executable, args, env=env, encoding="utf-8", timeout=30, dimensions=(30, 40)
+        )
+        try:
+            child.expect_exact("lookup_order: ")
+            stream.feed(child.before + child.after)
+            child.sendline("y")
+            child.expect(pexpect.EOF)
+            stream.feed(child.before or "")
+        finally:
+            child.close(force=True)
+        server.assert_consumed()
+    rows = _lines(screen)
+    assert "Allow? [y]es, [N]o, [a]lways for" in rows, "\n".join(rows)
+    assert "lookup_order: y" in rows, "\n".join(rows)

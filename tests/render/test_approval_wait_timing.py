@@ -154,3 +154,14 @@ def test_rich_view_shows_the_tool_run_time_and_the_wait_on_screen() -> None:
     assert call_line.rstrip().endswith("0.5s"), text
     assert "30.5s" not in text
     assert "↑ 24 ↓ 10 tokens · 0.5s · waited 30.0s for approval" in text
+
+
+def test_rich_footer_at_40_columns_keeps_the_wait_in_one_piece() -> None:
+    """On a narrow terminal the footer breaks between its parts, never inside one: the wait
+    reads ``waited 30.0s for approval`` on its own line, not ``waited 30.0s`` / ``for approval``."""
+    clock = StepClock()
+    screen = Screen(width=40)
+    _run([RichRenderer(screen.console(), clock=clock)], clock)
+    lines = screen.text().splitlines()
+    assert "↑ 24 ↓ 10 tokens · 0.5s" in lines, lines
+    assert "waited 30.0s for approval" in lines, lines

@@ -314,3 +314,29 @@ def test_rich(replay: Replay) -> None:
         assert shown.count(probe) == 1, screen.text()
     if replay.rec.refusal:
         assert _squash(replay.rec.refusal) in shown
+
+
+CITING = [rec for rec in RECORDINGS if rec.citations]
+
+
+@pytest.mark.parametrize("replay", CITING, ids=_ids, indirect=True)
+def test_plain_numbers_sources_as_json_does(replay: Replay) -> None:
+    """Plain text and ``--json`` give one source one number: the ``[n]`` markers in the plain
+    answer are those of ``text_cited``, and its Sources list is ``citations[]`` in order. (R15: a
+    citation on a link at the very end of the answer arrives after its text was printed; plain
+    numbered it after a file citation listed without a position and wrote no marker, so its
+    ``[1]`` was the JSON's ``[2]``.)"""
+    from forge_cli.protocol.citations import Citation, source_label
+
+    code, out, err = _run(replay, "--plain")
+    assert code == _expected_exit(replay.rec), err
+    answer, _, sources = out.partition("\nSources:\n")
+    replay.server.add(Reply.sse([Send(frame) for frame in replay.rec.frames]))
+    code, doc_out, err = _run(replay, "--json")
+    doc = json.loads(doc_out)
+    # A marker whose annotation arrived after its text was printed cannot be written: plain
+    # shows the markers of ``text_cited`` less those, never another number.
+    cited = iter(re.findall(r"\[\d+\]", doc["text_cited"]))
+    assert all(marker in cited for marker in re.findall(r"\[\d+\]", answer)), (out, doc)
+    listed = [f"[{c['n']}] {source_label(Citation(**c))}" for c in doc["citations"]]
+    assert sources.splitlines() == listed, out

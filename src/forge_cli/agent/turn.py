@@ -51,6 +51,7 @@ __all__ = [
     "backend_responder",
     "response_type",
     "run_turn",
+    "settle_cut_short",
 ]
 
 Responder: TypeAlias = Callable[[Request], AsyncIterator[AnswerUpdate]]
@@ -116,20 +117,46 @@ async def run_turn(
                 on_update(update)
     except asyncio.CancelledError:
         if on_end is not None:
-            on_end(TurnOutcome("interrupted", last))
+            on_end(TurnOutcome("interrupted", settle_cut_short(last)))
         raise
     except (ToolIterationLimitError, BudgetExceededError) as exc:
-        outcome = TurnOutcome("incomplete", last, exc)
+        outcome = TurnOutcome("incomplete", settle_cut_short(last), exc)
     except OutputError as exc:  # our output went away or failed: what arrived is kept
-        outcome = TurnOutcome("interrupted", last, exc)
+        outcome = TurnOutcome("interrupted", settle_cut_short(last), exc)
     except ForgeError as exc:
-        outcome = TurnOutcome("failed", last, exc)
+        outcome = TurnOutcome("failed", settle_cut_short(last), exc)
     else:
         done = last is None or last.status != "incomplete"
         outcome = TurnOutcome("completed" if done else "incomplete", last)
     if on_end is not None:
         on_end(outcome)
     return outcome
+
+
+_SETTLED = frozenset({"blocked", "done", "error", "interrupted"})
+"""Statuses besides ``TERMINAL_STATUSES`` that the views already draw as settled."""
+
+
+def settle_cut_short(response: Response | None) -> Response | None:
+    """``response`` with the items a cut-short turn left running marked ``incomplete``.
+
+    A turn that ended before its items did (Ctrl+C at a tool's approval question or while a tool
+    or the stream ran, a lost connection, a limit) would otherwise keep a call ``in progress``
+    for good: on screen, in the saved conversation and in JSON. Items without a status (settled
+    when done) are left as they are.
+    """
+    if response is None:
+        return None
+    from forge_cli.protocol.items import TERMINAL_STATUSES
+
+    output = list(response.output)
+    changed = False
+    for index, item in enumerate(output):
+        status = getattr(item, "status", None)
+        if status is not None and status not in TERMINAL_STATUSES and status not in _SETTLED:
+            output[index] = item.model_copy(update={"status": "incomplete"})
+            changed = True
+    return response.model_copy(update={"output": output}) if changed else response
 
 
 def backend_responder(backend: Backend) -> Responder:

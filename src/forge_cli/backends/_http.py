@@ -488,7 +488,7 @@ def _status_error(status_code: int, body: bytes, ctx: ErrorContext) -> BackendHT
         refused = "refused the credentials" if status_code == 401 else "denied access"
         missing = ""
         if not ctx.key_sent:
-            missing = f" (no API key was sent: {ctx.env_var} is not set)" if ctx.env_var else ""
+            missing = f" (no API key: {ctx.env_var} is not set)" if ctx.env_var else ""
         return AuthError(
             f"{ctx.url} {refused} (HTTP {status_code}){missing}{suffix}",
             status_code=status_code,

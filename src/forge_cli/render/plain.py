@@ -24,6 +24,7 @@ from forge_cli.protocol.citations import (
     CitationNumbering,
     MessageCitations,
     positioned_annotations,
+    source_of,
 )
 from forge_cli.protocol.citing import PARTIAL_MARKER_RE
 from forge_cli.protocol.content import OutputText
@@ -300,6 +301,8 @@ class PlainRenderer:
             if state.printed == 0 and self._wrote_text:
                 self._write("\n" if self._at_line_start else "\n\n")
             own_end = length + 1 if done else end
+            if annotations and not state.cites.marker_mode:
+                self._number_passed(annotations, state.printed)
             block = Block(state.printed - base, end - base, state.printed - base, own_end - base)
             chunk = state.cites.cite(text, block, annotations, self._numbering)
             self._write(sanitize(redact(chunk)))
@@ -309,6 +312,25 @@ class PlainRenderer:
             state.done = True
             if message.refusal:
                 self._note(f"{self.glyphs.failed} refused: {sanitize(message.refusal)}")
+
+    def _number_passed(
+        self, annotations: list[tuple[int | None, Annotation]], printed: int
+    ) -> None:
+        """Number, in text order, the citations that point into text already printed.
+
+        Their marker can no longer be written (the annotation arrived after its text), but the
+        number is still theirs: without this a citation after them would take it, and the
+        Sources list would disagree with ``--json``, ``/sources`` and exports (which number by
+        position). Positions here are absolute: an annotated message is read whole.
+        """
+        for _pos, _index, ann in sorted(
+            (pos, index, ann)
+            for index, (pos, ann) in enumerate(annotations)
+            if pos is not None and pos < printed
+        ):
+            src = source_of(ann)
+            if src is not None:
+                self._numbering.number(src[0], src[1])
 
     def _write(self, text: str) -> None:
         if text:

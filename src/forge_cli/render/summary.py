@@ -15,16 +15,18 @@ from forge_cli.render.timing import format_elapsed
 from forge_cli.sanitize import sanitize_inline
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
+    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
     from rich.text import Text
 
     from forge_cli.render.items.registry import Kind
 
 __all__ = [
+    "FooterLine",
     "Layout",
     "Styled",
     "error_text",
     "footer_line",
+    "footer_parts",
     "footer_text",
     "source_label",
     "sources_block",
@@ -141,6 +143,25 @@ def status_notes(
     return [Text(text, style=style) for text, style in parts]
 
 
+def footer_parts(
+    response: Response | None, total: float, glyphs: Glyphs, *, waited: float = 0.0
+) -> list[str] | None:
+    """The footer's parts (counts, time, the approval wait), see :func:`footer_text`."""
+    if response is None:
+        return None
+    usage = response.usage
+    if usage is None or (usage.input_tokens == 0 and usage.output_tokens == 0):
+        return None
+    if glyphs.ascii_only:
+        counts = f"in {usage.input_tokens} / out {usage.output_tokens} tokens"
+    else:
+        counts = f"↑ {usage.input_tokens} ↓ {usage.output_tokens} tokens"
+    parts = [counts, format_elapsed(total)]
+    if waited >= 0.05:
+        parts.append(f"waited {format_elapsed(waited)} for approval")
+    return parts
+
+
 def footer_text(
     response: Response | None, total: float, glyphs: Glyphs, *, waited: float = 0.0
 ) -> str | None:
@@ -151,28 +172,46 @@ def footer_text(
     (that time) is shown after it when it shows as at least 0.1 s: ``· waited 30.0s for
     approval``.
     """
-    if response is None:
-        return None
-    usage = response.usage
-    if usage is None or (usage.input_tokens == 0 and usage.output_tokens == 0):
-        return None
-    if glyphs.ascii_only:
-        counts = f"in {usage.input_tokens} / out {usage.output_tokens} tokens"
-    else:
-        counts = f"↑ {usage.input_tokens} ↓ {usage.output_tokens} tokens"
-    text = f"{counts}{glyphs.sep}{format_elapsed(total)}"
-    if waited >= 0.05:
-        text += f"{glyphs.sep}waited {format_elapsed(waited)} for approval"
-    return text
+    parts = footer_parts(response, total, glyphs, waited=waited)
+    return None if parts is None else glyphs.sep.join(parts)
 
 
 def footer_line(
     response: Response | None, total: float, glyphs: Glyphs, *, waited: float = 0.0
-) -> Text | None:
-    """:func:`footer_text` as a dim rich Text line."""
-    text = footer_text(response, total, glyphs, waited=waited)
-    if text is None:
+) -> FooterLine | None:
+    """:func:`footer_text` as a dim rich line that, on a terminal too narrow for it, breaks
+    between its parts (``waited 30.0s for approval`` stays in one piece)."""
+    parts = footer_parts(response, total, glyphs, waited=waited)
+    if parts is None:
         return None
-    from rich.text import Text
+    return FooterLine(parts, glyphs.sep)
 
-    return Text(text, style="dim")
+
+class FooterLine:
+    """The footer's parts joined by the separator, a line break replacing the separator where
+    the next part would not fit (a part wider than the terminal is folded by rich as usual)."""
+
+    __slots__ = ("parts", "sep")
+
+    def __init__(self, parts: list[str], sep: str) -> None:
+        self.parts = parts
+        self.sep = sep
+
+    @property
+    def plain(self) -> str:
+        """The footer on one line (:func:`footer_text`)."""
+        return self.sep.join(self.parts)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.cells import cell_len
+        from rich.text import Text
+
+        width = options.max_width
+        lines: list[str] = []
+        for part in self.parts:
+            joined = f"{lines[-1]}{self.sep}{part}" if lines else part
+            if lines and cell_len(joined) <= width:
+                lines[-1] = joined
+            else:
+                lines.append(part)
+        yield Text("\n".join(lines), style="dim")

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.utils import get_cwidth
 
 from forge_cli.privacy import private_dir, private_file
 from forge_cli.repl.completion import ReplCompleter
@@ -27,8 +29,10 @@ if TYPE_CHECKING:
 __all__ = ["PromptReader", "StreamReader", "toolbar_text"]
 
 
-def toolbar_text(session: ChatSession) -> str:
-    """``model · tools · vector stores · tokens`` from the live settings."""
+def toolbar_text(session: ChatSession, columns: int | None = None) -> str:
+    """``model · tools · vector stores · tokens`` from the live settings, fitted to ``columns``
+    (the terminal's width) by shortening the longest of model, tools and stores (``…``), so
+    the token count stays whole."""
     settings = session.settings
     model = settings.model or session.default_model or "default"
     tools = ",".join([*settings.tools, *(["functions"] if session.function_files else [])])
@@ -37,7 +41,40 @@ def toolbar_text(session: ChatSession) -> str:
     if not settings.tools and not session.function_files and session.conversation.api == "local":
         # The built-in engine searches its default stores when no tool is on: say so.
         tools, stores = "file-search (default)", session.default_scope or "all stores"
-    return f" {model} │ {tools} │ {stores} │ {session.conversation.tokens_used} tokens "
+    return _fit_toolbar(
+        [model, tools, stores], f"{session.conversation.tokens_used} tokens", columns
+    )
+
+
+def _fit_toolbar(parts: list[str], tail: str, columns: int | None) -> str:
+    def line() -> str:
+        return " " + " │ ".join([*parts, tail]) + " "
+
+    whole = list(parts)
+    clipped: set[int] = set()
+    while columns is not None and get_cwidth(line()) > columns:
+        longest = max(range(len(parts)), key=lambda i: get_cwidth(parts[i]))
+        part = parts[longest]
+        if len(part) <= 2:
+            break  # nothing left to shorten: the terminal cuts the rest
+        body = part[:-1] if longest in clipped else part
+        parts[longest] = body[:-1] + "…"
+        clipped.add(longest)
+    for index in clipped:  # a part cut inside a word ends at the word boundary before, if any
+        body = parts[index][:-1]
+        mid_word = whole[index][len(body) : len(body) + 1] not in ("", " ") and body[-1:] != " "
+        if mid_word and " " in body.strip():
+            body = body[: body.rstrip().rfind(" ")]
+        parts[index] = body.rstrip() + "…"
+    return line()
+
+
+def _columns() -> int | None:
+    """The width of the running prompt's terminal."""
+    try:
+        return get_app().output.get_size().columns
+    except Exception:  # no application running (a test calling the toolbar directly)
+        return None
 
 
 def _bindings() -> KeyBindings:
@@ -75,7 +112,7 @@ class PromptReader:
                 complete_while_typing=False,
                 key_bindings=_bindings(),
                 multiline=True,
-                bottom_toolbar=lambda: toolbar_text(session),
+                bottom_toolbar=lambda: toolbar_text(session, _columns()),
             )
         # Text typed or pasted while the last answer streamed waits in the terminal's buffer; read
         # line by line it would become one message per line. It becomes one message instead,

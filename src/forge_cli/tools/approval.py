@@ -127,7 +127,8 @@ class TerminalApprover:
     def _prompt(self, request: ApprovalRequest) -> None:
         name = sanitize(request.tool_name)
         arguments = request.arguments_text().replace("\n", "\n  ")
-        prompt = f"Tool call: {name}\n  {arguments}\nAllow? [y]es, [N]o, [a]lways for {name}: "
+        question = _fit(f"Allow? [y]es, [N]o, [a]lways for {name}:", _columns(self.output_stream))
+        prompt = f"Tool call: {name}\n  {arguments}\n{question} "
         self.output_stream.write(prompt)
         self.output_stream.flush()
 
@@ -141,6 +142,28 @@ class TerminalApprover:
         if not answer:
             self._newline()
         return _reply(answer)
+
+
+def _columns(stream: IO[str]) -> int | None:
+    """The width of the terminal ``stream`` writes to (``None``: not a terminal)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns if stream.isatty() else None
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _fit(question: str, columns: int | None) -> str:
+    """``question`` broken between words where it would not fit ``columns`` (with the space
+    and the typed answer after it): the terminal would cut it mid-word, a tool's name too."""
+    if columns is None or len(question) + 2 <= columns:
+        return question
+    lines: list[str] = []
+    for word in question.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) + 2 <= columns:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "\n".join(lines)
 
 
 def _reply(answer: str) -> Literal["yes", "no", "always"]:
