@@ -17,3 +17,12 @@ def test_every_dangerous_character_is_escaped() -> None:
         assert char not in shown
         assert shown.startswith("a\\")
         assert shown.endswith("b")
+
+
+def test_json_escapes_what_the_terminal_sanitiser_neutralises() -> None:
+    """``forge ask --json`` and ``forge serve`` escape in JSON exactly the characters
+    :func:`sanitize` neutralises (C0 controls json.dumps escapes itself)."""
+    from forge_cli.sanitize import _JSON_DANGER
+
+    printable = "".join(map(chr, range(0x20, 0x110000)))
+    assert set(_JSON_DANGER.findall(printable)) == {c for c in dangerous_chars() if c >= " "}

@@ -109,12 +109,20 @@ def _json_escape(match: re.Match[str]) -> str:
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
-def json_dumps_safe(value: Any, *, indent: int | None = None) -> str:
+def json_dumps_safe(
+    value: Any,
+    *,
+    indent: int | None = None,
+    separators: tuple[str, str] | None = None,
+    allow_nan: bool = True,
+) -> str:
     """JSON text that keeps every string exactly (it round-trips) yet is safe to print raw.
 
     ``json.dumps`` already escapes C0 controls; this also escapes DEL, C1 controls, bidi and
-    invisible characters as ``\\uXXXX`` so ``forge ask --json`` piped to a terminal cannot
-    drive it. Other non-ASCII text stays readable.
+    invisible characters as ``\\uXXXX`` so ``forge ask --json`` piped to a terminal (or
+    ``curl`` of ``forge serve``) cannot drive it. Other non-ASCII text stays readable.
     """
-    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    text = json.dumps(
+        value, ensure_ascii=False, indent=indent, separators=separators, allow_nan=allow_nan
+    )
     return _JSON_DANGER.sub(_json_escape, text)

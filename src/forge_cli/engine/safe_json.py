@@ -10,47 +10,19 @@ characters are written as ``\\uXXXX`` escapes (JSON parsers read the same string
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 from starlette.responses import JSONResponse as _StarletteJSONResponse
 
-from forge_cli.sanitize import dangerous_chars
+from forge_cli.sanitize import json_dumps_safe
 
 __all__ = ["JSONResponse", "dumps"]
 
 
-def _character_class(chars: frozenset[str]) -> re.Pattern[str]:
-    """One regex class of ``chars`` written as runs (a class of single characters is slow)."""
-    runs: list[list[int]] = []
-    for code in sorted(ord(c) for c in chars):
-        if runs and runs[-1][1] == code - 1:
-            runs[-1][1] = code
-        else:
-            runs.append([code, code])
-    parts = "".join(
-        re.escape(chr(a)) + ("" if a == b else "-" + re.escape(chr(b))) for a, b in runs
-    )
-    return re.compile(f"[{parts}]")
-
-
-# C0 controls never appear raw in json.dumps output: only what it leaves raw is searched for.
-_UNSAFE = _character_class(frozenset(c for c in dangerous_chars() if ord(c) >= 0x20))
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-
-
 def dumps(value: Any, *, allow_nan: bool = True) -> str:
-    """Compact JSON of ``value`` with terminal-unsafe characters escaped."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=allow_nan)
-    return _UNSAFE.sub(_escape, text)
+    """Compact JSON of ``value`` with terminal-unsafe characters escaped (as ``forge ask
+    --json`` writes them: :func:`forge_cli.sanitize.json_dumps_safe`)."""
+    return json_dumps_safe(value, separators=(",", ":"), allow_nan=allow_nan)
 
 
 class JSONResponse(_StarletteJSONResponse):
