@@ -81,7 +81,8 @@ CASES = [
     Case(
         "429 asking for a wait too long to retry",
         lambda api: [Reply.json(429, {"error": {"message": "Rate limit reached."}}, headers=WAIT)],
-        "<endpoint> returned HTTP 429: Rate limit reached.",
+        "<endpoint> returned HTTP 429: Rate limit reached. "
+        "(the server asked to wait 10 min before trying again)",
     ),
     Case(
         "500 with a JSON error, retried",
@@ -196,6 +197,8 @@ def test_connection_refused_reads_the_same_on_both_apis(refusing_port: int) -> N
 
 
 KNOWLEDGE_CASES = [
+    (Reply.json(429, {"error": {"message": "Slow down."}}, headers={"Retry-After": "45"}),
+     "<url> returned HTTP 429: Slow down. (the server asked to wait 45 s before trying again)"),
     (Reply.json(500, {"error": {"message": "The server had an error."}}),
      "<url> returned HTTP 500: The server had an error."),
     (Reply.json(401, {"error": {"message": f"Incorrect API key: {KEY}"}}),
@@ -337,3 +340,20 @@ def test_a_401_without_a_key_never_claims_nothing_was_sent(monkeypatch: pytest.M
         assert f"{KEY_VAR} is not set" in line
         if sent:
             assert "no API key was sent" not in line, line
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [
+        (0.2, "1 s"),
+        (45, "45 s"),
+        (119.5, "2 min"),
+        (600, "10 min"),
+        (7200, "2 h"),
+        (7500, "2 h 5 min"),
+    ],
+)
+def test_a_requested_wait_reads_in_the_unit_a_person_would_use(seconds: float, words: str) -> None:
+    from forge_cli.backends._http import _wait_words
+
+    assert _wait_words(seconds) == words

@@ -17,7 +17,7 @@ import asyncio
 import math
 import random
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
@@ -204,6 +204,15 @@ class ErrorContext:
     env_var: str | None = None
     secrets: tuple[Secret, ...] = ()
     key_sent: bool = True
+    retry_after: float | None = None
+    """The wait a refusing reply asked for (``Retry-After``), said in its error line."""
+
+    def with_reply(self, status_code: int, headers: Mapping[str, str]) -> ErrorContext:
+        """This context for a failed reply: a 429 or 503 that asked for a wait carries it."""
+        if status_code not in (429, 503):
+            return self
+        wait = parse_retry_after(headers)
+        return replace(self, retry_after=wait) if wait is not None and wait > 0 else self
 
     def clean(self, text: str, limit: int = _MAX_SERVER_MESSAGE) -> str:
         """One line of text: secrets redacted, control characters removed, truncated."""
@@ -472,6 +481,18 @@ def status_error(status_code: int, body: bytes, ctx: ErrorContext) -> BackendHTT
     return error
 
 
+def _wait_words(seconds: float) -> str:
+    """``45 s``, ``10 min``, ``2 h 5 min``: a server's requested wait, rounded up."""
+    total = max(1, math.ceil(seconds))
+    if total < 120:
+        return f"{total} s"
+    minutes = math.ceil(total / 60)
+    if minutes < 120:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
+
 class _ServerReply(Exception):
     """The failed reply, chained under our error so a ``--debug`` traceback shows what the
     server said (already redacted and cleaned)."""
@@ -495,6 +516,8 @@ def _status_error(status_code: int, body: bytes, ctx: ErrorContext) -> BackendHT
             env_var=ctx.env_var,
             server_message=message,
         )
+    if ctx.retry_after is not None:
+        suffix += f" (the server asked to wait {_wait_words(ctx.retry_after)} before trying again)"
     return BackendHTTPError(
         f"{ctx.url} returned HTTP {status_code}{suffix}",
         status_code=status_code,
@@ -592,6 +615,8 @@ async def send_with_retries(
             if policy.retryable_status(response.status_code, headers):
                 delay = policy.delay_for(retries_taken, headers)
             if delay is None:
-                raise failures.status(response.status_code, body, ctx)
+                raise failures.status(
+                    response.status_code, body, ctx.with_reply(response.status_code, headers)
+                )
         await sleep(delay)
         retries_taken += 1

@@ -93,7 +93,8 @@ class OpenAIEmbedder:
         if response.status_code >= 400:
             from forge_cli.backends._http import status_error
 
-            raise status_error(response.status_code, content, self._context(url, headers))
+            context = self._context(url, headers).with_reply(response.status_code, response.headers)
+            raise status_error(response.status_code, content, context)
         return _parse(content, len(texts))
 
     def _context(self, url: str, headers: dict[str, str]) -> ErrorContext:

@@ -98,7 +98,9 @@ class HttpKnowledgeClient:
             if reply.status_code == 404:
                 message = server_message(reply.content, ctx)
                 raise NotFoundError(message or f"{ctx.url} returned HTTP 404")
-            raise status_error(reply.status_code, reply.content, ctx)
+            raise status_error(
+                reply.status_code, reply.content, ctx.with_reply(reply.status_code, reply.headers)
+            )
         if reply.headers.get("content-type", "").startswith("application/json"):
             try:
                 return jsonsafe.loads(reply.content)
