@@ -88,16 +88,23 @@ async def test_a_read_timeout_before_the_headers_is_retried_then_named() -> None
 
 
 @pytest.mark.parametrize(
-    ("headers", "status"),
-    [({"retry-after": "500"}, 429), ({"x-should-retry": "false"}, 500)],
+    ("headers", "status", "said"),
+    [
+        ({"retry-after": "500"}, 429, " (the server asked to wait 9 min before trying again)"),
+        ({"x-should-retry": "false"}, 500, ""),
+    ],
 )
-async def test_what_the_server_forbids_is_not_retried(headers: dict[str, str], status: int) -> None:
+async def test_what_the_server_forbids_is_not_retried(
+    headers: dict[str, str], status: int, said: str
+) -> None:
     with LoopbackServer() as server:
         server.add(Reply.text(status, "no", headers=headers))
         with pytest.raises(BackendHTTPError) as info:
             await _ask(server)
         assert len(server.requests) == 1
-    assert info.value.one_line() == f"{server.base_url}/chat/completions returned HTTP {status}: no"
+    assert info.value.one_line() == (
+        f"{server.base_url}/chat/completions returned HTTP {status}: no{said}"
+    )
 
 
 async def test_auth_error_names_the_endpoint_and_the_echoed_key_is_redacted() -> None:
