@@ -66,18 +66,6 @@ def _retrieval_only(settings: Settings, session: Any) -> bool:
     return settings.api == "local" and session.default_model == RETRIEVAL_MODEL
 
 
-def _fitter(interactive: bool) -> Callable[[str], str]:
-    """``fit(text)``: at a terminal, ``text`` wrapped at spaces to its width (a narrow one cut
-    the first lines mid-word); elsewhere as is."""
-    if not (interactive and sys.stdout.isatty()):
-        return lambda text: text
-    import shutil
-    from textwrap import fill
-
-    width = max(shutil.get_terminal_size().columns - 1, 20)
-    return lambda text: fill(text, width, break_long_words=False, break_on_hyphens=False)
-
-
 def _edit(initial: str) -> str:
     return click.edit(initial, extension=".md") or ""
 
@@ -169,12 +157,10 @@ async def _run(
 
             reader = StreamReader(sys.stdin)
         resumed = f", {plural(len(conversation.turns), 'turn')}" if conversation.turns else ""
-        fit = _fitter(interactive)
-        session.say(
-            fit(f"forge chat · {conversation.id}{resumed} · /help for commands, Ctrl+D quits")
-        )
+        # session.say fits what it prints to the terminal's width (words whole).
+        session.say(f"forge chat · {conversation.id}{resumed} · /help for commands, Ctrl+D quits")
         if interactive and not conversation.turns and _retrieval_only(settings, session):
-            session.say(fit(NO_MODEL_HINT))
+            session.say(NO_MODEL_HINT)
         if conversation.turns:  # where the conversation stood, before the next question
             shown = min(3, len(conversation.turns))
             session.say(f"The last {plural(shown, 'exchange')} (/history for more):")

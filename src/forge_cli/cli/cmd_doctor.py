@@ -263,7 +263,7 @@ def _wrapper() -> Callable[[str, int], list[str]]:
         return lambda line, hang: [line]
     import shutil
 
-    from forge_cli.repl.layout import wrap
+    from forge_cli.fitting import wrap
 
     width = max(shutil.get_terminal_size().columns - 1, 30)
     return lambda line, hang: wrap(line, width, hang=hang)

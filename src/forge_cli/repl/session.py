@@ -24,6 +24,7 @@ from forge_cli.agent.turn import Responder, TurnOutcome, response_type, run_turn
 from forge_cli.conversations.model import Conversation, SessionSettings, Turn
 from forge_cli.conversations.store import ConversationStore
 from forge_cli.errors import ForgeError
+from forge_cli.fitting import terminal_columns
 from forge_cli.redact import redact
 from forge_cli.repl.layout import Block, Para, layout
 from forge_cli.repl.view import RendererView, TurnView, ViewFactory, view_end, view_sink
@@ -274,7 +275,7 @@ class ChatSession:
         terminal: nothing is wrapped). Read on every use, so a resized window is honoured."""
         if self._columns is not None:
             return self._columns
-        return _terminal_columns(self.out)
+        return terminal_columns(self.out)
 
     @columns.setter
     def columns(self, value: int | None) -> None:
@@ -289,7 +290,7 @@ class ChatSession:
         self._print(self.err, [Para(f"error: {text}", hang=len("error: "))])
 
     def _print(self, stream: TextIO, text: str | Sequence[Block]) -> None:
-        columns = self._columns if self._columns is not None else _terminal_columns(stream)
+        columns = self._columns if self._columns is not None else terminal_columns(stream)
         width = None if columns is None else max(20, columns - 1)
         stream.write("".join(line + "\n" for line in layout(text, width, _clean)))
         stream.flush()
@@ -472,19 +473,6 @@ def _clean(row: str) -> str:
     """A row of output as it may reach the terminal: secrets redacted, control and escape
     characters shown as visible text (measured as shown, so the wrapping stays true)."""
     return sanitize_inline(redact(row))
-
-
-def _terminal_columns(stream: TextIO) -> int | None:
-    """The columns of the terminal ``stream`` writes to; ``None`` when it is not a terminal."""
-    import os
-
-    try:
-        fd = stream.fileno()
-        if not os.isatty(fd):
-            return None
-        return os.get_terminal_size(fd).columns or None
-    except (AttributeError, ValueError, OSError):  # no descriptor (a test's StringIO)
-        return None
 
 
 def _names_and_ids(stores: Any) -> list[str]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Literal, Protocol, runtime_checkable
 
 from forge_cli.errors import UsageError
+from forge_cli.fitting import terminal_columns, wrap
 from forge_cli.prompting import prompting
 from forge_cli.sanitize import sanitize
 from forge_cli.tools.hooks import Block, ToolCall
@@ -127,7 +128,9 @@ class TerminalApprover:
     def _prompt(self, request: ApprovalRequest) -> None:
         name = sanitize(request.tool_name)
         arguments = request.arguments_text().replace("\n", "\n  ")
-        question = _fit(f"Allow? [y]es, [N]o, [a]lways for {name}:", _columns(self.output_stream))
+        question = _fit(
+            f"Allow? [y]es, [N]o, [a]lways for {name}:", terminal_columns(self.output_stream)
+        )
         prompt = f"Tool call: {name}\n  {arguments}\n{question} "
         self.output_stream.write(prompt)
         self.output_stream.flush()
@@ -144,26 +147,10 @@ class TerminalApprover:
         return _reply(answer)
 
 
-def _columns(stream: IO[str]) -> int | None:
-    """The width of the terminal ``stream`` writes to (``None``: not a terminal)."""
-    try:
-        return os.get_terminal_size(stream.fileno()).columns if stream.isatty() else None
-    except (AttributeError, OSError, ValueError):
-        return None
-
-
 def _fit(question: str, columns: int | None) -> str:
     """``question`` broken between words where it would not fit ``columns`` (with the space
     and the typed answer after it): the terminal would cut it mid-word, a tool's name too."""
-    if columns is None or len(question) + 2 <= columns:
-        return question
-    lines: list[str] = []
-    for word in question.split(" "):
-        if lines and len(lines[-1]) + 1 + len(word) + 2 <= columns:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
-    return "\n".join(lines)
+    return "\n".join(wrap(question, None if columns is None else max(columns - 2, 10)))
 
 
 def _reply(answer: str) -> Literal["yes", "no", "always"]:
