@@ -22,6 +22,7 @@ LEAVES = {
     "forge_cli.limits",
     "forge_cli.jsonsafe",
     "forge_cli.privacy",
+    "forge_cli.fitting",
 }
 """Modules that import nothing of ours (their own forbidden contract)."""
 
