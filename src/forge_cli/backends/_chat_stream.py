@@ -79,6 +79,8 @@ class ChatStreamTranslator:
         self._reasoning: list[str] = []
         self._calls: dict[int, _Call] = {}
         self._order: list[tuple[str, int]] = []
+        self._held: list[str] = []
+        """Text for the open output_text part not yet sent as a delta (``feed(hold=True)``)."""
 
     # -- public -----------------------------------------------------------------------------
 
@@ -89,9 +91,26 @@ class ChatStreamTranslator:
         self.started = True
         return [_event("response.created", response=self._response("in_progress", []))]
 
-    def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
-        """The events implied by one chunk."""
+    def feed(self, chunk: dict[str, Any], *, hold: bool = False) -> list[StreamEvent]:
+        """The events implied by one chunk.
+
+        With ``hold``, the text of a chunk that carries only text for the part already
+        streaming is kept back instead of becoming a delta of its own: :meth:`release` gives
+        the kept text as one delta, and any other event (from a later chunk, :meth:`finish` or
+        :meth:`fail`) comes after it. The chunks one network read carried are folded into one
+        snapshot anyway (``stream.fold_batches`` joins their deltas), so holding changes no
+        snapshot; it saves building an event per token.
+        """
+        if hold and self._text_index is not None:
+            text = self._text_only(chunk)
+            if text is not None:
+                if text:
+                    self._text.append(text)
+                    self._held.append(text)
+                return []
         events = self.start() if not self.started else []
+        if self._held:
+            events.append(self._held_delta())
         model = chunk.get("model")
         if model and isinstance(model, str):
             self.model = model
@@ -111,6 +130,52 @@ class ChatStreamTranslator:
             if isinstance(reason, str):
                 self.finish_reason = reason
         return events
+
+    def release(self) -> list[StreamEvent]:
+        """The text :meth:`feed` held back, as one delta (nothing when none is held)."""
+        return [self._held_delta()] if self._held else []
+
+    def _text_only(self, chunk: dict[str, Any]) -> str | None:
+        """The content of a chunk that carries text and nothing else :meth:`feed` would act on
+        (one choice, index 0, no finish reason, a delta of ``content`` and at most ``role``),
+        with ``model`` and ``usage`` noted; None for any other chunk."""
+        choices = chunk.get("choices")
+        if type(choices) is not list or len(choices) != 1:
+            return None
+        choice = choices[0]
+        if type(choice) is not dict or choice.get("finish_reason") is not None:
+            return None
+        if choice.get("index", 0) not in (0, None):
+            return None
+        delta = choice.get("delta")
+        if type(delta) is not dict or not (
+            len(delta) == 1 or (len(delta) == 2 and "role" in delta)
+        ):
+            return None
+        content = delta.get("content")
+        if type(content) is not str or not (self._think is None or self._think.passthrough):
+            return None
+        model = chunk.get("model")
+        if model and isinstance(model, str):
+            self.model = model
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = usage
+        return content
+
+    def _held_delta(self) -> StreamEvent:
+        text = "".join(self._held)
+        self._held = []
+        kind = "response.output_text.delta"
+        data: dict[str, Any] = {
+            "type": kind,
+            "item_id": self._message_id,
+            "output_index": self._message_index,
+            "content_index": self._text_index,
+            "delta": text,
+            "logprobs": [],
+        }
+        return StreamEvent(kind, data)
 
     def finish(self) -> list[StreamEvent]:
         """Close every open item and emit the terminal lifecycle event."""
@@ -138,6 +203,7 @@ class ChatStreamTranslator:
 
     def _close_all(self) -> tuple[list[StreamEvent], list[dict[str, Any]]]:
         events = self.start()
+        events.extend(self.release())
         if self._think is not None:
             for piece, text in self._think.finish():
                 if piece == "reasoning":

@@ -257,7 +257,8 @@ class ChatCompletionsBackend(EarlySending):
                         events.extend(translator.fail(*error))
                         yield events
                         return
-                    events.extend(translator.feed(chunk))
+                    events.extend(translator.feed(chunk, hold=True))
+                events.extend(translator.release())
                 if events:
                     yield events
         except httpx2.HTTPError as exc:
