@@ -87,6 +87,11 @@ _LINES = st.sampled_from(
         b'data: {"a": "\\ud800"}',
         b'data: {"a": "\xff\xfe"}',
         b'data: {"a": 1}{"b": 2}',
+        b'data: {"a": 1}, {"b": 2}',  # two objects: one array item too many when joined
+        b'data: {"a": 1},',
+        b'data: {"split": ',  # an object over two data lines
+        b'data: "rest"}',
+        b'data: {"x": 1}]',
         b'data: {"unclosed": [1, 2',
         b"data: {}",
         b"data:{}",
@@ -100,26 +105,58 @@ _LINES = st.sampled_from(
 )
 
 
-@given(lines=st.lists(_LINES, max_size=20), cuts=st.lists(st.integers(0, 600), max_size=6))
+def _read_lines(body: bytes, cuts: list[int], limits: Any) -> list[Any]:
+    reader = _ChunkReader(BodyBudget("http://x"), limits)
+    out: list[Any] = []
+    start = 0
+    for cut in [*sorted({min(c, len(body)) for c in cuts}), len(body)]:
+        out.extend(reader.feed(body[start:cut]))
+        start = cut
+        if reader.done:
+            return out
+    return out + reader.flush()
+
+
+@given(lines=st.lists(_LINES, max_size=30), cuts=st.lists(st.integers(0, 900), max_size=6))
 def test_the_one_line_chunk_path_takes_what_the_general_path_takes(
     lines: list[bytes], cuts: list[int]
 ) -> None:
     body = b"\n".join(lines) + b"\n"
     limits = replace(DEFAULT_LIMITS, max_json_depth=3)
-
-    def read(limits: Any) -> list[Any]:
-        reader = _ChunkReader(BodyBudget("http://x"), limits)
-        out: list[Any] = []
-        start = 0
-        for cut in [*sorted({min(c, len(body)) for c in cuts}), len(body)]:
-            out.extend(reader.feed(body[start:cut]))
-            start = cut
-            if reader.done:
-                return out
-        return out + reader.flush()
-
-    fast = read(limits)
+    fast = _read_lines(body, cuts, limits)
     with pytest.MonkeyPatch.context() as patch:  # every line through the general path
         patch.setattr(chat_completions, "whole_object", lambda *_: None)
-        general = read(limits)
+        patch.setattr(chat_completions, "whole_objects", lambda *_: None)
+        general = _read_lines(body, cuts, limits)
     assert fast == general
+
+
+@given(lines=st.lists(_LINES, max_size=30), cuts=st.lists(st.integers(0, 900), max_size=6))
+def test_lines_parsed_together_give_what_lines_parsed_alone_give(
+    lines: list[bytes], cuts: list[int]
+) -> None:
+    """A read's ``data: {...}`` lines are parsed in one call (``jsonsafe.whole_objects``);
+    whatever the lines, the chunks are those of parsing each line on its own."""
+    body = b"\n\n".join(lines) + b"\n"
+    limits = replace(DEFAULT_LIMITS, max_json_depth=3)
+    together = _read_lines(body, cuts, limits)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(chat_completions, "whole_objects", lambda *_: None)
+        alone = _read_lines(body, cuts, limits)
+    assert together == alone
+
+
+def test_a_read_of_chunks_is_parsed_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = chat_completions.whole_objects
+
+    def counting(texts: list[str], max_depth: int | None = None) -> Any:
+        calls.append(len(texts))
+        return real(texts, max_depth)
+
+    monkeypatch.setattr(chat_completions, "whole_objects", counting)
+    chunk = {"choices": [{"index": 0, "delta": {"content": "x"}}]}
+    body = b"".join(f"data: {json.dumps(chunk)}\n\n".encode() for _ in range(50))
+    reader = _ChunkReader(BodyBudget("http://x"))
+    assert reader.feed(body + b"data: [DONE]\n\n") == [chunk] * 50 + [None]
+    assert calls == [50]

@@ -116,6 +116,27 @@ def test_the_whole_object_fast_path_takes_only_what_loads_takes(text: str, limit
         assert text != text.strip(" \t\n\r") or text.count("{") + text.count("[") > limit
 
 
+@settings(max_examples=500)
+@given(st.lists(_JSONISH, min_size=1, max_size=6), st.integers(1, 6))
+def test_objects_parsed_together_are_those_parsed_alone(texts: list[str], limit: int) -> None:
+    together = jsonsafe.whole_objects(texts, limit)
+    alone = [jsonsafe.whole_object(text, limit) for text in texts]
+    if together is not None:  # taken: each text is exactly the object whole_object takes
+        assert together == alone
+    else:  # left to the caller: at least one text whole_object would not take either
+        assert None in alone
+
+
+@pytest.mark.parametrize(
+    "odd", [" {}", "{} ", "{}\n", '{"a": 1}, {"b": 2}', '{"a": 1},', "[{}]", "{}{}", "", "{"]
+)
+def test_objects_parsed_together_take_nothing_one_alone_would_not(odd: str) -> None:
+    """In one array, whitespace around an object or a second object would parse: not taken."""
+    assert jsonsafe.whole_object(odd) is None
+    assert jsonsafe.whole_objects(['{"x": 1}', odd, "{}"]) is None
+    assert jsonsafe.whole_objects(['{"x": 1}', "{}"]) == [{"x": 1}, {}]
+
+
 # -- SSE size limits ---------------------------------------------------------------------------
 
 LIMIT = 4096

@@ -27,7 +27,7 @@ from forge_cli.backends._chat_stream import ChatStreamTranslator
 from forge_cli.backends._early import EarlySending
 from forge_cli.errors import BackendConnectionError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
-from forge_cli.jsonsafe import whole_object
+from forge_cli.jsonsafe import whole_object, whole_objects
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.redact import redact, register_secret
@@ -353,20 +353,61 @@ class _ChunkReader:
         # One decode per read: a line end is never part of a UTF-8 sequence, so decoding the
         # joined lines gives the same text as decoding each line.
         text = b"\n".join(lines).decode("utf-8", errors="replace")
+        run: list[str] = []  # usual lines in a row and the blank lines between: see _take
         for line in text.split("\n"):
-            if not line and not self._data:
-                continue  # the blank line after a chunk already taken
-            if not self._data and line.startswith("data: {"):  # the usual line: a whole chunk
+            if not self._data:
+                if not line:
+                    if run:
+                        run.append(line)
+                    continue  # the blank line after a chunk already taken
+                if line.startswith("data: {") and len(line) - 6 < self._max_event:
+                    run.append(line)  # the usual line: a whole chunk
+                    continue
+            if run:
+                self._take(run, out)
+                run = []
+                if self.done:
+                    break
+            self._one(line, out)
+            if self.done:
+                break
+        if run:
+            self._take(run, out)
+        return out
+
+    def _take(self, run: list[str], out: list[dict[str, Any] | None]) -> None:
+        """Lines ``data: {...}`` that came one after another (with the blank lines between),
+        each usually one whole chunk: parsed together when they all are (one call of the
+        parser, ``jsonsafe.whole_objects``), else line by line as they always are."""
+        values = [line[6:].rstrip() for line in run if line]
+        chunks = (
+            whole_objects(values, self._max_depth)
+            if len(values) > 1
+            else [chunk]
+            if (chunk := whole_object(values[0], self._max_depth)) is not None
+            else None
+        )
+        if chunks is not None:
+            out.extend(chunks)
+            return
+        for line in run:
+            self._one(line, out)
+            if self.done:
+                return
+
+    def _one(self, line: str, out: list[dict[str, Any] | None]) -> None:
+        """One line, on its own."""
+        if not self._data:
+            if not line:
+                return  # the blank line after a chunk already taken
+            if line.startswith("data: {"):  # the usual line: a whole chunk
                 value = line[6:]
                 if len(value) < self._max_event:
                     chunk = whole_object(value.rstrip(), self._max_depth)
                     if chunk is not None:
                         out.append(chunk)
-                        continue
-            self._line(line, out)
-            if self.done:
-                break
-        return out
+                        return
+        self._line(line, out)
 
     def flush(self) -> list[dict[str, Any] | None]:
         """What a last line without a line end completes, at the end of the body."""
