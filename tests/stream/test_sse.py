@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from forge_cli import jsonsafe
 from forge_cli.stream.sse import INVALID_EVENT, SSEDecoder, iter_sse_events
 
 
@@ -73,3 +76,65 @@ def test_unterminated_last_frame_is_flushed() -> None:
 def test_invalid_utf8_is_replaced_not_raised() -> None:
     events = _events(b'data: {"type": "t", "v": "\xff"}\n\n')
     assert events[0][0] == "t"
+
+
+_FRAMES = st.sampled_from(
+    [
+        b'data: {"type": "response.output_text.delta", "delta": "hi", "output_index": 0}\n\n',
+        b'event: response.output_text.delta\ndata: {"delta": "named"}\n\n',
+        b'event: message\ndata: {"type": "m"}\n\n',
+        b'data: {"object": "response", "id": "r"}\n\n',
+        b'data: {"error": {"message": "boom"}}\n\n',
+        b'data: {"a": {"b": {"c": {"d": [1]}}}}\n\n',  # deeper than the limit below
+        b'data: {"a": 1}, {"b": 2}\n\n',  # two objects: one array item too many when joined
+        b'data: {"a": 1} \n\n',
+        b'data: {"split":\ndata: 1}\n\n',
+        b"data: [1, 2]\n\n",
+        b"data: {not json\n\n",
+        b'data: {"type": "done"}\n\n',
+        b": keep-alive\n\n",
+        b"data:\n\n",
+        b"data: [DONE]\n\n",
+        b"event: done\ndata: {}\n\n",
+    ]
+)
+
+
+@given(frames=st.lists(_FRAMES, max_size=25), cuts=st.lists(st.integers(0, 1500), max_size=6))
+def test_frames_parsed_together_give_what_frames_parsed_alone_give(
+    frames: list[bytes], cuts: list[int]
+) -> None:
+    """The JSON of one read's events is parsed in one call (``jsonsafe.whole_objects``);
+    whatever the frames and the read boundaries, the events are those of parsing each alone."""
+    body = b"".join(frames)
+
+    def decode() -> list[tuple[str, object]]:
+        decoder = SSEDecoder(max_depth=3)
+        out: list[tuple[str, object]] = []
+        start = 0
+        for cut in [*sorted({min(c, len(body)) for c in cuts}), len(body)]:
+            out += [(e.type, e.data) for e in decoder.feed(body[start:cut])]
+            start = cut
+        out += [(e.type, e.data) for e in decoder.flush()]
+        return out
+
+    together = decode()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsonsafe, "whole_objects", lambda *_: None)
+        alone = decode()
+    assert together == alone
+
+
+def test_a_read_of_events_is_parsed_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = jsonsafe.whole_objects
+
+    def counting(texts: list[str], max_depth: int | None = None) -> object:
+        calls.append(len(texts))
+        return real(texts, max_depth)
+
+    monkeypatch.setattr(jsonsafe, "whole_objects", counting)
+    frame = b'data: {"type": "response.output_text.delta", "delta": "x"}\n\n'
+    events = SSEDecoder().feed(frame * 40 + b"data: [DONE]\n\n")
+    assert [event.type for event in events] == ["response.output_text.delta"] * 40 + ["done"]
+    assert calls == [40]

@@ -131,7 +131,7 @@ class SSEDecoder:
         # One decode per chunk: a line end is never part of a UTF-8 sequence, so decoding the
         # joined lines gives the same text as decoding each line.
         text = b"\n".join(lines).decode("utf-8", errors="replace")
-        events: list[StreamEvent] = []
+        frames: list[_Frame] = []
         data = self._data
         for line in text.split("\n"):
             if line.startswith("data: "):  # the common line, inline (see _line)
@@ -144,31 +144,31 @@ class SSEDecoder:
             if line.startswith("event: "):
                 self._event = line[7:].strip()
                 continue
-            event = self._dispatch() if not line else self._line(line)
+            frame = self._frame() if not line else self._line(line)
             data = self._data
-            if event is not None:
-                events.append(event)
-                if event.type == "done":
+            if frame is not None:
+                frames.append(frame)
+                if frame is _DONE:
                     break
-        return events
+        return _decode_frames(frames, self._max_depth)
 
     def flush(self) -> list[StreamEvent]:
         """Finish: dispatch a last event that was not followed by a blank line."""
-        events: list[StreamEvent] = []
+        frames: list[_Frame] = []
         last = self._lines.flush()
         if last is not None and not self._done:
-            event = self._line(last.decode("utf-8", errors="replace"))
-            if event is not None:
-                events.append(event)
+            frame = self._line(last.decode("utf-8", errors="replace"))
+            if frame is not None:
+                frames.append(frame)
         if not self._done:
-            event = self._dispatch()
-            if event is not None:
-                events.append(event)
-        return events
+            frame = self._frame()
+            if frame is not None:
+                frames.append(frame)
+        return _decode_frames(frames, self._max_depth)
 
-    def _line(self, line: str) -> StreamEvent | None:
+    def _line(self, line: str) -> _Frame | None:
         if not line:
-            return self._dispatch()
+            return self._frame()
         if line.startswith(":"):
             return None  # comment / keep-alive
         name, _, value = line.partition(":")
@@ -184,7 +184,8 @@ class SSEDecoder:
             self._event = value.strip()
         return None  # id:, retry: and unknown fields are ignored
 
-    def _dispatch(self) -> StreamEvent | None:
+    def _frame(self) -> _Frame | None:
+        """The event the blank line ends, not decoded yet: (event name, data), or :data:`_DONE`."""
         name, data_lines = self._event, self._data
         self._event, self._data, self._data_size = None, [], 0
         if name is None and not data_lines:
@@ -192,8 +193,39 @@ class SSEDecoder:
         payload = data_lines[0] if len(data_lines) == 1 else "\n".join(data_lines)
         if name == "done" or ("[DONE]" in payload and payload.strip() == "[DONE]"):
             self._done = True
-            return StreamEvent("done", {})
-        return _decode(name, payload, self._max_depth)
+            return _DONE
+        return name, payload
+
+
+_Frame = tuple[str | None, str]
+_DONE: _Frame = ("done", "")
+"""The end of the stream (``[DONE]`` or ``event: done``); compared by identity."""
+
+
+def _decode_frames(frames: list[_Frame], max_depth: int | None) -> list[StreamEvent]:
+    """The events of ``frames``, in order. The JSON objects among them are parsed in one call
+    of the parser when there are several (``jsonsafe.whole_objects``: the events of one read
+    repeat the same keys), else each on its own."""
+    if not frames:
+        return []
+    objects: list[dict[str, Any]] | None = None
+    if len(frames) > 1:
+        payloads = [frame[1] for frame in frames if frame is not _DONE]
+        if len(payloads) > 1 and all(payload[:1] == "{" for payload in payloads):
+            objects = jsonsafe.whole_objects(payloads, max_depth)
+    if objects is None:
+        return [
+            StreamEvent("done", {}) if frame is _DONE else _decode(*frame, max_depth)
+            for frame in frames
+        ]
+    events: list[StreamEvent] = []
+    parsed = iter(objects)
+    for frame in frames:
+        if frame is _DONE:
+            events.append(StreamEvent("done", {}))
+        else:
+            events.append(_typed(frame[0], next(parsed), frame[1]))
+    return events
 
 
 def _decode(name: str | None, payload: str, max_depth: int | None = None) -> StreamEvent:
@@ -207,6 +239,11 @@ def _decode(name: str | None, payload: str, max_depth: int | None = None) -> Str
             )
         except ValueError:
             return StreamEvent(INVALID_EVENT, {"event": name, "raw": payload[:2000]})
+    return _typed(name, data, payload)
+
+
+def _typed(name: str | None, data: Any, payload: str) -> StreamEvent:
+    """The event of a frame named ``name`` whose ``payload`` parsed as ``data``."""
     if not isinstance(data, dict):
         return StreamEvent(INVALID_EVENT, {"event": name, "raw": payload[:2000]})
     data_type = data.get("type")
