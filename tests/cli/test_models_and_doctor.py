@@ -185,7 +185,13 @@ def test_doctor_gives_one_line_of_advice_for_a_refused_key_a_wrong_path_and_a_ti
                 "responses",
                 "--base-url",
                 server.base_url,
-                env={"FORGE_TIMEOUT": "1", "OPENAI_API_KEY": "", "FORGE_API_KEY": ""},
+                # The timeout case waits out the read timeout: a short one (the advice is the
+                # point, not the number); the answered cases never wait.
+                env={
+                    "FORGE_TIMEOUT": "0.3" if case == "timeout" else "5",
+                    "OPENAI_API_KEY": "",
+                    "FORGE_API_KEY": "",
+                },
             )
             if case == "timeout":  # the last case: the held replies may go now
                 never.set()
