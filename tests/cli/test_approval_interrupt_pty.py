@@ -14,6 +14,7 @@ import pyte
 import pytest
 
 from forge_cli.testing.fake_chat_server import FakeChatServer, tool_call_chunks
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.pty
 
@@ -36,7 +37,7 @@ def _chat(tmp_path: Path, server: FakeChatServer, columns: int) -> pexpect.spawn
     }
     args = ["-m", "forge_cli.cli", "chat", "--api", "chat", "--base-url", server.base_url,
             "--model", "m", "--functions", str(tools)]  # fmt: skip
-    return pexpect.spawn(
+    return TerminalSpawn(
         sys.executable, args, env=env, encoding="utf-8", timeout=30, dimensions=(30, columns)
     )
 

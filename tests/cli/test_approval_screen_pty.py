@@ -13,6 +13,7 @@ import pyte
 import pytest
 
 from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks, tool_call_chunks
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.pty
 
@@ -60,7 +61,7 @@ def test_the_question_stays_on_screen_and_the_answer_lands_after_it(
             "-m", "forge_cli.cli", "ask", "--api", "chat", "--base-url", server.base_url,
             "--model", "m", "--functions", str(tools), "Where is order 4711?",
         ]  # fmt: skip
-        child = pexpect.spawn(
+        child = TerminalSpawn(
             sys.executable, args, env=env, encoding="utf-8", timeout=30, dimensions=(30, columns)
         )
         try:
@@ -109,7 +110,7 @@ def test_the_question_breaks_between_words_at_40_columns(tmp_path: Path) -> None
             "-m", "forge_cli.cli", "ask", "--api", "chat", "--base-url", server.base_url,
             "--model", "m", "--functions", str(tools), "Where is order 4711?",
         ]  # fmt: skip
-        child = pexpect.spawn(
+        child = TerminalSpawn(
             sys.executable, args, env=env, encoding="utf-8", timeout=30, dimensions=(30, 40)
         )
         try:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks, tool_call_chunks
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 
 TOOLS = '''
 from forge_cli.tools import tool
@@ -180,7 +181,7 @@ def test_rich_mode_at_a_terminal_shows_the_failed_call_and_the_limit(
         for n in range(2):
             server.add(tool_call_chunks([("explode", {"reason": f"r{n}"})], ids=[f"call_{n}"]))
         args = _ask(server, tools_file, "--yes", "--max-iterations", "2")
-        child = pexpect.spawn(sys.executable, ["-m", "forge_cli.cli", *args], env=env,
+        child = TerminalSpawn(sys.executable, ["-m", "forge_cli.cli", *args], env=env,
                               encoding="utf-8", timeout=30, dimensions=(40, 120))  # fmt: skip
         try:
             child.expect_exact("tool call failed: explode")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks, tool_call_chunks
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 
 TOOLS = '''
 from forge_cli.tools import tool
@@ -120,7 +121,7 @@ def test_at_a_terminal_forge_ask_asks_and_n_denies(tmp_path: Path, tools_file: P
     }
     with FakeChatServer() as server:
         _script(server)
-        child = pexpect.spawn(
+        child = TerminalSpawn(
             sys.executable,
             ["-m", "forge_cli.cli", *_args(server, tools_file)],
             env=env,

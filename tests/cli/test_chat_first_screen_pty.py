@@ -15,6 +15,8 @@ import pexpect
 import pyte
 import pytest
 
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
+
 pytestmark = pytest.mark.pty
 
 ROWS = 30
@@ -30,7 +32,7 @@ def _first_screen(tmp_path: Path, columns: int, env_extra: dict[str, str]) -> li
     }
     screen = pyte.Screen(columns, ROWS)
     stream = pyte.ByteStream(screen)
-    child = pexpect.spawn(
+    child = TerminalSpawn(
         sys.executable, ["-m", "forge_cli.cli", "chat"], env=env, dimensions=(ROWS, columns)
     )
     seen = b""

@@ -15,6 +15,7 @@ import pytest
 
 from cli.conftest import ANSWER_SCRIPT, partial_then_hang  # type: ignore[import-not-found]
 from helpers.loopback import LoopbackServer, Reply  # type: ignore[import-not-found]
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 from helpers.testhook import FORGE_COMMAND  # type: ignore[import-not-found]
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -287,7 +288,7 @@ def test_ctrl_c_during_ask_keeps_the_partial_answer_and_exits_130(
         "FORGE_TEST_BACKEND": str(script),
         "NO_COLOR": "1",
     }
-    child = pexpect.spawn(
+    child = TerminalSpawn(
         FORGE_COMMAND[0], [*FORGE_COMMAND[1:], "ask", "question"], env=env, encoding="utf-8",
         timeout=30, dimensions=(30, 100),
     )  # fmt: skip

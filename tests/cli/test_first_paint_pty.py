@@ -24,6 +24,7 @@ import pytest
 from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks
 from helpers.held_warm_up import MODELS
 from helpers.loopback import LoopbackServer, Reply, sse
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.pty
 
@@ -61,7 +62,7 @@ def _ask(
             args = [str(HELPER), str(fifo), str(report), *args]
         else:
             args = ["-m", "forge_cli.cli", *args]
-        child = pexpect.spawn(
+        child = TerminalSpawn(
             sys.executable, args, env=env, encoding="utf-8", timeout=60, dimensions=(60, columns)
         )
         raw = ""

@@ -14,6 +14,8 @@ import pexpect
 import pyte
 import pytest
 
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
+
 pytestmark = pytest.mark.pty
 
 ROWS = 400
@@ -40,7 +42,7 @@ def _screen(tmp_path: Path, args: list[str], columns: int) -> list[str]:
         "FORGE_CONFIG": str(tmp_path / "config.toml"),
     }
     env.pop("COLUMNS", None)
-    child = pexpect.spawn(
+    child = TerminalSpawn(
         sys.executable,
         ["-m", "forge_cli.cli", *args, "--help"],
         env=env,

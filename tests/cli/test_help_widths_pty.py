@@ -13,6 +13,8 @@ import pexpect
 import pyte
 import pytest
 
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
+
 pytestmark = pytest.mark.pty
 
 ROWS = 80
@@ -43,7 +45,7 @@ def test_help_fits_the_terminal(tmp_path: Path, columns: int) -> None:
     }
     screen = pyte.Screen(columns, ROWS)
     stream = pyte.ByteStream(screen)
-    child = pexpect.spawn(
+    child = TerminalSpawn(
         sys.executable, ["-m", "forge_cli.cli", "chat"], env=env, dimensions=(ROWS, columns)
     )
     seen: list[str] = []

@@ -14,13 +14,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pexpect
 import pytest
 
 from forge_cli.cli.main import run
 from forge_cli.engine import Engine, EngineConfig
 from forge_cli.engine.server import BackgroundServer
 from forge_cli.knowledge import KnowledgeStore
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 
 
 @dataclass
@@ -202,7 +202,7 @@ def test_upload_draws_a_progress_bar_on_a_terminal(docs: Path, tmp_path: Path) -
         "TERM": "xterm",
         "COLUMNS": "100",
     }
-    child = pexpect.spawn(
+    child = TerminalSpawn(
         sys.executable,
         ["-m", "forge_cli.cli", "files", "upload", str(docs)],
         env=env,

@@ -16,6 +16,7 @@ from forge_cli.conversations import Conversation
 from forge_cli.repl import ChatSession
 from forge_cli.testing.fake_chat_server import FakeChatServer
 from helpers.loopback import LoopbackServer, Reply  # type: ignore[import-not-found]
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 
 Forge = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -101,7 +102,7 @@ def test_doctor_wraps_its_lines_at_word_boundaries(tmp_path: Path, columns: int)
         "FORGE_DATA_DIR": str(tmp_path / "data"),
         "FORGE_CONFIG": str(tmp_path / "config.toml"),
     }
-    child = pexpect.spawn(
+    child = TerminalSpawn(
         sys.executable,
         ["-m", "forge_cli.cli", "doctor"],
         env=env,
@@ -184,7 +185,13 @@ def test_doctor_gives_one_line_of_advice_for_a_refused_key_a_wrong_path_and_a_ti
                 "responses",
                 "--base-url",
                 server.base_url,
-                env={"FORGE_TIMEOUT": "1", "OPENAI_API_KEY": "", "FORGE_API_KEY": ""},
+                # The timeout case waits out the read timeout: a short one (the advice is the
+                # point, not the number); the answered cases never wait.
+                env={
+                    "FORGE_TIMEOUT": "0.3" if case == "timeout" else "5",
+                    "OPENAI_API_KEY": "",
+                    "FORGE_API_KEY": "",
+                },
             )
             if case == "timeout":  # the last case: the held replies may go now
                 never.set()
@@ -217,7 +224,7 @@ def test_doctor_folds_a_long_url_under_its_text(tmp_path: Path) -> None:
         "FORGE_DATA_DIR": str(tmp_path / "data"),
         "FORGE_CONFIG": str(tmp_path / "a-rather-long-directory-name" / "config.toml"),
     }
-    child = pexpect.spawn(
+    child = TerminalSpawn(
         sys.executable,
         [
             "-m",

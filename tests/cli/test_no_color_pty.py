@@ -13,6 +13,7 @@ import pyte
 import pytest
 
 from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.pty
 
@@ -32,7 +33,7 @@ def _run(tmp_path: Path, extra_env: dict[str, str]) -> tuple[str, str]:
         server.add(text_chunks(ANSWER))
         args = ["-m", "forge_cli.cli", "ask", "--api", "chat", "--base-url", server.base_url,
                 "--model", "m", "Show me a list."]  # fmt: skip
-        child = pexpect.spawn(
+        child = TerminalSpawn(
             sys.executable, args, env=env, encoding="utf-8", timeout=30, dimensions=(30, 100)
         )
         child.expect(pexpect.EOF)
@@ -69,7 +70,7 @@ def test_prose_wraps_at_a_readable_width(tmp_path: Path, columns: int) -> None:
         server.add(text_chunks(prose))
         args = ["-m", "forge_cli.cli", "ask", "--api", "chat", "--base-url", server.base_url,
                 "--model", "m", "Talk."]  # fmt: skip
-        child = pexpect.spawn(
+        child = TerminalSpawn(
             sys.executable, args, env=env, encoding="utf-8", timeout=30, dimensions=(60, columns)
         )
         child.expect(pexpect.EOF)

@@ -18,6 +18,7 @@ import pytest
 
 from forge_cli.testing.fake_chat_server import chunk
 from helpers.loopback import LoopbackServer, Reply, WaitFor, sse, sse_done  # type: ignore[import-not-found]
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.pty
 
@@ -39,9 +40,10 @@ class _Term:
         self.stream = pyte.ByteStream(self.screen)
         self.seen = ""
 
-    def until(self, needle: str, *, count: int = 1) -> None:
+    def until(self, needle: str, *, count: int = 1, after: str = "") -> None:
+        """Read until ``needle`` was printed ``count`` times (after the first ``after``)."""
         deadline = time.monotonic() + 20
-        while self.seen.count(needle) < count:
+        while (start := self.seen.find(after)) < 0 or self.seen.count(needle, start) < count:
             if time.monotonic() > deadline:
                 raise AssertionError(
                     f"{needle!r} never appeared:\n" + "\n".join(self.screen.display)
@@ -67,7 +69,7 @@ def _chat(tmp_path: Path, *replies: Reply) -> Iterator[tuple[LoopbackServer, pex
         server.add(*replies)
         args = ["-m", "forge_cli.cli", "chat", "--api", "chat", "--base-url", server.base_url,
                 "-m", "m"]  # fmt: skip
-        child = pexpect.spawn(sys.executable, args, env=env, dimensions=(40, 100))
+        child = TerminalSpawn(sys.executable, args, env=env, dimensions=(40, 100))
         try:
             yield server, child, _Term(child)
         finally:
@@ -104,7 +106,7 @@ def test_one_line_typed_ahead_is_sent_as_the_next_message(tmp_path: Path) -> Non
         child.send("next question\r")  # typed ahead and entered while the answer streams
         gate.set()
         term.until("Second answer.")  # sent as it was entered, without another Enter
-        term.until(READY, count=3)
+        term.until(READY, after="Second answer.")
         child.send("/exit\r")
         child.expect(pexpect.EOF, timeout=15)
         bodies = [request.json() for request in server.requests]

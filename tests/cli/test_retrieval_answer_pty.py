@@ -16,6 +16,7 @@ import pyte
 import pytest
 
 from forge_cli.knowledge import KnowledgeStore
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.pty
 
@@ -48,7 +49,7 @@ def test_quoted_inline_code_renders_whole(tmp_path: Path, columns: int) -> None:
         "guide",
         "what lists the documents of the active stores",
     ]
-    child = pexpect.spawn(
+    child = TerminalSpawn(
         sys.executable, args, env=env, encoding="utf-8", timeout=60, dimensions=(60, columns)
     )
     child.expect(pexpect.EOF)

@@ -17,6 +17,7 @@ import pyte
 import pytest
 
 from cli.conftest import ANSWER_SCRIPT  # type: ignore[import-not-found]
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 from helpers.testhook import FORGE_COMMAND  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.pty
@@ -24,26 +25,15 @@ pytestmark = pytest.mark.pty
 COLS, ROWS = 100, 40
 
 
-class AnsweringScreen(pyte.Screen):  # type: ignore[misc]
-    """A pyte screen that answers the terminal queries it receives (cursor position reports)."""
-
-    child: pexpect.spawn | None = None
-
-    def write_process_input(self, data: str) -> None:
-        if self.child is not None:
-            self.child.send(data)
-
-
 class Terminal:
     """A child process on a pty plus a pyte screen fed with everything it prints."""
 
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
-        self.screen = AnsweringScreen(COLS, ROWS)
+        self.screen = pyte.Screen(COLS, ROWS)
         self.stream = pyte.ByteStream(self.screen)
-        self.child = pexpect.spawn(
+        self.child = TerminalSpawn(
             FORGE_COMMAND[0], [*FORGE_COMMAND[1:], *args], env=env, dimensions=(ROWS, COLS)
         )
-        self.screen.child = self.child
         self.transcript = ""
 
     def text(self) -> str:

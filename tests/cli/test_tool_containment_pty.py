@@ -12,6 +12,7 @@ import pexpect
 import pytest
 
 from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks, tool_call_chunks
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.pty
 
@@ -43,7 +44,7 @@ def test_raw_fd_writes_of_a_tool_are_neutralised_in_the_chat(tmp_path: Path) -> 
         server.add(text_chunks("The tool ran."))
         args = ["-m", "forge_cli.cli", "chat", "--api", "chat", "--base-url", server.base_url,
                 "-m", "m", "--functions", str(tools)]  # fmt: skip
-        child = pexpect.spawn(sys.executable, args, env=env, dimensions=(40, 100))
+        child = TerminalSpawn(sys.executable, args, env=env, dimensions=(40, 100))
         seen = b""
         try:
             deadline = time.monotonic() + 30

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import struct
 import zlib
 from typing import Any, Literal
 
@@ -142,14 +143,25 @@ def echo_key_in_stream(api: Api) -> ReplySource:
 
 @functools.lru_cache(maxsize=4)
 def gzip_bomb(size: int, prefix: bytes = b"data: ") -> bytes:
-    """Gzip of ``prefix`` then ``size`` bytes of ``a`` with no line end (cached per size)."""
-    compressor = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    """Gzip of ``prefix`` then ``size`` bytes of ``a`` with no line end (cached per size).
+
+    Built without deflating all ``size`` bytes (seconds for a GiB): after a full flush deflate
+    starts afresh, so every further MiB of ``a`` deflates to the same bytes, repeated here; the
+    trailer's CRC-32 and length are those of the inflated data."""
     block = b"a" * (1 << 20)
-    parts = [compressor.compress(prefix)]
-    for _ in range(size // len(block)):
-        parts.append(compressor.compress(block))
-    parts.append(compressor.flush())
-    return b"".join(parts)
+    blocks, rest = divmod(size, len(block))
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)  # raw deflate: no header
+    parts = [deflate.compress(prefix), deflate.flush(zlib.Z_FULL_FLUSH)]
+    crc = zlib.crc32(prefix)
+    if blocks:
+        parts.append((deflate.compress(block) + deflate.flush(zlib.Z_FULL_FLUSH)) * blocks)
+        for _ in range(blocks):
+            crc = zlib.crc32(block, crc)
+    parts += [deflate.compress(block[:rest]), deflate.flush()]
+    crc = zlib.crc32(block[:rest], crc)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # gzip, deflate, no name or time
+    trailer = struct.pack("<II", crc, (len(prefix) + size) & 0xFFFFFFFF)
+    return header + b"".join(parts) + trailer
 
 
 def _chunks(data: bytes, size: int = 64 * 1024) -> list[Send]:

@@ -13,6 +13,7 @@ import pytest
 
 from helpers import hostile
 from helpers.loopback import LoopbackServer, ReplySource
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 from hostile.conftest import KEY, ask_args
 
 CASES: dict[str, tuple[Callable[[str], ReplySource], int, str]] = {
@@ -40,7 +41,7 @@ def test_rich_view_never_shows_the_key(case: str, api: str, tmp_path: Path) -> N
     with LoopbackServer() as server:
         server.add(fault(api))
         args = ask_args(api, server.base_url, "--ascii")
-        child = pexpect.spawn(
+        child = TerminalSpawn(
             sys.executable,
             ["-m", "forge_cli.cli", *args],
             env=env,

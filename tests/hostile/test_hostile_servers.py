@@ -319,3 +319,12 @@ def test_error_bomb_through_an_environment_proxy_stays_bounded(api: str, tmp_pat
     assert run.code == 1, run.stderr
     assert "HTTP 400" in run.stderr
     assert "MemoryError" not in run.stderr
+
+
+@pytest.mark.parametrize("size", [0, 5, 1 << 20, (3 << 20) + 7])
+def test_the_gzip_bomb_inflates_to_exactly_its_text(size: int) -> None:
+    """The bomb is assembled from repeated deflate blocks, not by deflating every byte: it must
+    still be one valid gzip member (CRC-32 and length checked) of ``prefix`` + ``size`` × ``a``."""
+    import gzip
+
+    assert gzip.decompress(hostile.gzip_bomb(size, b"data: ")) == b"data: " + b"a" * size

@@ -11,6 +11,7 @@ indent, a long token with no space (a file name) is folded but kept whole, and u
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -30,6 +31,7 @@ _TESTS = Path(__file__).resolve().parents[1]
 if str(_TESTS) not in sys.path:
     sys.path.insert(0, str(_TESTS))
 
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]  # noqa: E402
 from helpers.testhook import FORGE_COMMAND  # type: ignore[import-not-found]  # noqa: E402
 
 ROWS = 150
@@ -58,7 +60,7 @@ class Pty:
         self.columns = columns
         self.screen = pyte.Screen(columns, ROWS)
         self.stream = pyte.ByteStream(self.screen)
-        self.child = pexpect.spawn(
+        self.child = TerminalSpawn(
             FORGE_COMMAND[0], [*FORGE_COMMAND[1:], *args], env=env, dimensions=(ROWS, columns)
         )
         self.transcript = ""
@@ -102,18 +104,30 @@ class Pty:
         self.child.close()
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> dict[str, str]:
-    """A private data dir with a vector store "notes" and 27 saved conversations."""
+def _environment(root: Path, base: dict[str, str]) -> dict[str, str]:
     env = {
-        **os.environ,
+        **base,
         "TERM": "xterm",
-        "FORGE_DATA_DIR": str(tmp_path / "data"),
-        "FORGE_CONFIG": str(tmp_path / "config.toml"),
-        "HOME": str(tmp_path),
+        "FORGE_DATA_DIR": str(root / "data"),
+        "FORGE_CONFIG": str(root / "config.toml"),
+        "HOME": str(root),
     }
     env.pop("FORGE_TEST_BACKEND", None)
-    docs = tmp_path / "docs"
+    return env
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data dir with a vector store "notes" and 27 saved conversations, built once per module
+    (each test works on a copy: see ``home``)."""
+    root = tmp_path_factory.mktemp("narrow")
+    base = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("FORGE_", "OPENAI_", "XDG_")) and name != "KNOWLEDGE_FORGE_URL"
+    }
+    env = _environment(root, base)
+    docs = root / "docs"
     docs.mkdir()
     (docs / LONG_NAME).write_text(f"# Install\n\n{INSTALL}\n")
     (docs / "walrus notes.txt").write_text(WALRUS + "\n")
@@ -124,7 +138,7 @@ def home(tmp_path: Path) -> dict[str, str]:
         check=True,
         capture_output=True,
     )
-    store = ConversationStore(tmp_path / "data" / "conversations")
+    store = ConversationStore(root / "data" / "conversations")
     answer = [
         {
             "type": "message",
@@ -143,7 +157,14 @@ def home(tmp_path: Path) -> dict[str, str]:
         )
         conversation.updated_at = now - 60 * number  # number 0 is the newest
         store.save(conversation)
-    return env
+    return root / "data"
+
+
+@pytest.fixture
+def home(prepared: Path, tmp_path: Path) -> dict[str, str]:
+    """This test's own copy of the prepared data dir (a test may add conversations)."""
+    shutil.copytree(prepared, tmp_path / "data")
+    return _environment(tmp_path, dict(os.environ))
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ import pexpect
 import pyte
 import pytest
 
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
+
 pytestmark = pytest.mark.pty
 
 ROWS = 24
@@ -33,7 +35,7 @@ def _screen(tmp_path: Path, columns: int) -> list[str]:
             "http://127.0.0.1:9/v1", "--model", "m", "--functions", str(tools)]  # fmt: skip
     screen = pyte.Screen(columns, ROWS)
     stream = pyte.ByteStream(screen)
-    child = pexpect.spawn(sys.executable, args, env=env, dimensions=(ROWS, columns))
+    child = TerminalSpawn(sys.executable, args, env=env, dimensions=(ROWS, columns))
     seen = b""
     try:
         deadline = time.monotonic() + 30
@@ -45,10 +47,6 @@ def _screen(tmp_path: Path, columns: int) -> list[str]:
                 continue
             seen += data
             stream.feed(data)
-            for _ in range(
-                data.count(b"\x1b[6n")
-            ):  # answer cursor position requests, as a terminal does
-                child.send(f"\x1b[{screen.cursor.y + 1};{screen.cursor.x + 1}R")
         child.sendeof()
         child.expect(pexpect.EOF)
     finally:

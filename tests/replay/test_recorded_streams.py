@@ -27,6 +27,7 @@ import pytest
 from click.testing import CliRunner
 
 from helpers.loopback import LoopbackServer, RecordedRequest, Reply, Send
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
 from replay.recordings import Recording, recordings
 
 RECORDINGS = recordings()
@@ -284,7 +285,7 @@ class _Screen(pyte.HistoryScreen):  # type: ignore[misc]
 def test_rich(replay: Replay) -> None:
     env = {**os.environ, **replay.env, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "40"}
     env.pop("NO_COLOR", None)
-    child = pexpect.spawn(
+    child = TerminalSpawn(
         sys.executable,
         ["-m", "forge_cli.cli", *replay.args, QUESTION],
         env=env,

@@ -9,13 +9,15 @@ import pexpect
 import pyte
 import pytest
 
+from helpers.terminal import TerminalSpawn  # type: ignore[import-not-found]
+
 SCRIPT = Path(__file__).with_name("approval_script.py")
 
 pytestmark = pytest.mark.pty
 
 
 def _spawn() -> pexpect.spawn:
-    return pexpect.spawn(
+    return TerminalSpawn(
         sys.executable, [str(SCRIPT)], encoding="utf-8", timeout=20, dimensions=(24, 80)
     )
 
