@@ -111,12 +111,7 @@ class ChatStreamTranslator:
         events = self.start() if not self.started else []
         if self._held:
             events.append(self._held_delta())
-        model = chunk.get("model")
-        if model and isinstance(model, str):
-            self.model = model
-        usage = chunk.get("usage")
-        if isinstance(usage, dict):
-            self.usage = usage
+        self._note(chunk)
         choices = chunk.get("choices")
         if not choices or not isinstance(choices, list):
             return events
@@ -155,17 +150,25 @@ class ChatStreamTranslator:
         content = delta.get("content")
         if type(content) is not str or not (self._think is None or self._think.passthrough):
             return None
+        self._note(chunk)
+        return content
+
+    def _note(self, chunk: dict[str, Any]) -> None:
+        """The model and usage a chunk reports, if any."""
         model = chunk.get("model")
         if model and isinstance(model, str):
             self.model = model
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.usage = usage
-        return content
 
     def _held_delta(self) -> StreamEvent:
         text = "".join(self._held)
         self._held = []
+        return self._text_event(text)
+
+    def _text_event(self, text: str) -> StreamEvent:
+        """``response.output_text.delta`` of ``text`` for the open output_text part."""
         kind = "response.output_text.delta"
         data: dict[str, Any] = {
             "type": kind,
@@ -308,22 +311,12 @@ class ChatStreamTranslator:
         return self._parts.index(kind), events
 
     def _text_delta(self, text: str, events: list[StreamEvent]) -> None:
-        index = self._text_index
-        if index is None:
+        if self._text_index is None:
             index, opened = self._part("output_text")
             events.extend(opened)
             self._text_index = index
         self._text.append(text)
-        kind = "response.output_text.delta"
-        data: dict[str, Any] = {
-            "type": kind,
-            "item_id": self._message_id,
-            "output_index": self._message_index,
-            "content_index": index,
-            "delta": text,
-            "logprobs": [],
-        }
-        events.append(StreamEvent(kind, data))
+        events.append(self._text_event(text))
 
     def _refusal_delta(self, text: str) -> list[StreamEvent]:
         index, events = self._part("refusal")
