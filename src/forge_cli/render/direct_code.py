@@ -10,7 +10,7 @@ imported with the first code block, not before the first token is painted.
 from __future__ import annotations
 
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console, ConsoleOptions
 from rich.control import strip_control_codes
@@ -19,9 +19,6 @@ from rich.style import Style
 
 from forge_cli.render.ascii_lexer import ascii_variant
 from forge_cli.render.direct_text import MIN_WIDTH, Block, Line, Span, Unsupported, wrap_text
-
-if TYPE_CHECKING:
-    from rich.syntax import SyntaxTheme
 
 __all__ = ["CODE_THEME", "CodeBlock"]
 
@@ -109,8 +106,52 @@ def _lexer(name: str, ascii_only: bool) -> Any:  # a pygments Lexer (no type inf
 
 
 @cache
-def _theme() -> SyntaxTheme:
+def _theme() -> CodeTheme:
     """One theme object, so its per-token style cache lives across blocks."""
-    from rich.syntax import Syntax
+    from pygments.styles import get_style_by_name
 
-    return Syntax.get_theme(CODE_THEME)
+    return CodeTheme(get_style_by_name(CODE_THEME))
+
+
+class CodeTheme:
+    """A pygments style as rich's ``Syntax`` colours tokens with it: for each token, the
+    style's colour (black when it has none), its background (the style's background when it
+    has none), bold, italic and underline; the style's background under every cell.
+
+    ``rich.syntax`` builds the same from its ``PygmentsSyntaxTheme``; importing that module
+    costs ~7.5 ms (it builds its ANSI themes), on the first code block of every answer.
+    ``tests/render/test_code_theme.py`` checks every token type against rich's own theme, and
+    the direct renderer's cells are compared with rich's ``Markdown`` (which uses ``Syntax``).
+    """
+
+    __slots__ = ("_background", "_background_style", "_cache", "_style")
+
+    def __init__(self, style: Any) -> None:  # a pygments Style class
+        self._style = style
+        self._background: str = style.background_color
+        self._background_style = Style(bgcolor=self._background)
+        self._cache: dict[Any, Style] = {}
+
+    def get_background_style(self) -> Style:
+        """The style under every cell of a block."""
+        return self._background_style
+
+    def get_style_for_token(self, token_type: Any) -> Style:
+        """The style of one pygments token type."""
+        style = self._cache.get(token_type)
+        if style is None:
+            try:
+                found = self._style.style_for_token(token_type)
+            except KeyError:
+                style = Style.null()
+            else:
+                color, bgcolor = found["color"], found["bgcolor"]
+                style = Style(
+                    color=f"#{color}" if color else "#000000",
+                    bgcolor=f"#{bgcolor}" if bgcolor else self._background,
+                    bold=found["bold"],
+                    italic=found["italic"],
+                    underline=found["underline"],
+                )
+            self._cache[token_type] = style
+        return style
