@@ -69,9 +69,8 @@ def test_ctrl_c_at_the_approval_question_leaves_the_chat_usable(
         server.assert_consumed()
 
 
-def test_what_follows_a_cancelled_question_starts_on_its_own_line(tmp_path: Path) -> None:
-    """After Ctrl+C at the question the cursor stayed after the echoed ``^C``: the call's status
-    line was drawn from there and wrapped mid-word at 40 columns."""
+def _interrupted_at_the_question(tmp_path: Path) -> list[str]:
+    """The screen rows (40 columns) after Ctrl+C at the approval question, back at the prompt."""
     screen = pyte.HistoryScreen(40, 30, history=500)
     stream = pyte.Stream(screen)
     with FakeChatServer() as server:
@@ -87,11 +86,18 @@ def test_what_follows_a_cancelled_question_starts_on_its_own_line(tmp_path: Path
             child.expect_exact("interrupted")
             stream.feed(child.before + child.after)
             child.expect_exact("forge>")
+            stream.feed(child.before + child.after)
             child.send("/exit\r")
             child.expect(pexpect.EOF)
         finally:
             child.close(force=True)
-    rows = [line.rstrip() for line in screen.display]
+    return [line.rstrip() for line in screen.display]
+
+
+def test_what_follows_a_cancelled_question_starts_on_its_own_line(tmp_path: Path) -> None:
+    """After Ctrl+C at the question the cursor stayed after the echoed ``^C``: the call's status
+    line was drawn from there and wrapped mid-word at 40 columns."""
+    rows = _interrupted_at_the_question(tmp_path)
     [asked] = [i for i, row in enumerate(rows) if "[a]lways for" in row]
     # The question (and the echoed ^C) end their row; the next row starts something new.
     after = [row for row in rows[asked:] if row][:4]
@@ -126,27 +132,7 @@ def test_a_call_cut_short_at_its_question_is_not_left_in_progress(tmp_path: Path
     """Ctrl+C at the question cancels the call before it ran: the screen showed it as
     ``● Function · in progress`` under ``■ interrupted`` for good (and the saved turn kept
     ``in_progress``). It now reads ``incomplete``, on screen and in the saved conversation."""
-    screen = pyte.HistoryScreen(40, 30, history=500)
-    stream = pyte.Stream(screen)
-    with FakeChatServer() as server:
-        server.add(tool_call_chunks([("lookup_order", {"order_id": 4711})]))
-        child = _chat(tmp_path, server, 40)
-        try:
-            child.expect_exact("forge>")
-            stream.feed(child.before + child.after)
-            child.send("Where is order 4711?\r")
-            child.expect_exact("lookup_order: ")  # the question's end (it may wrap)
-            stream.feed(child.before + child.after)
-            child.sendintr()
-            child.expect_exact("interrupted")
-            stream.feed(child.before + child.after)
-            child.expect_exact("forge>")
-            stream.feed(child.before + child.after)
-            child.send("/exit\r")
-            child.expect(pexpect.EOF)
-        finally:
-            child.close(force=True)
-    rows = [line.rstrip() for line in screen.display]
+    rows = _interrupted_at_the_question(tmp_path)
     calls = [row for row in rows if row.lstrip().startswith(("●", "✓", "✗", "!", "■", "⊘"))]
     assert not any("in progress" in row for row in rows), "\n".join(rows)
     assert any("Function" in row and "incomplete" in row for row in calls), "\n".join(rows)

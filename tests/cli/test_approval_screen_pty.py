@@ -39,10 +39,8 @@ def _flat(screen: pyte.HistoryScreen) -> str:
     return " ".join("".join(screen.display).split())
 
 
-@pytest.mark.parametrize("columns", [40, 100])
-def test_the_question_stays_on_screen_and_the_answer_lands_after_it(
-    tmp_path: Path, columns: int
-) -> None:
+def _ask(tmp_path: Path, server: FakeChatServer, columns: int) -> pexpect.spawn:
+    """``forge ask`` (colours on) against ``server``, which calls lookup_order and then answers."""
     tools = tmp_path / "tools.py"
     tools.write_text(TOOLS)
     env = {
@@ -52,18 +50,25 @@ def test_the_question_stays_on_screen_and_the_answer_lands_after_it(
         "TERM": "xterm-256color",
     }
     env.pop("NO_COLOR", None)
+    server.add(tool_call_chunks([("lookup_order", {"order_id": 4711})]))
+    server.add(text_chunks("Order 4711 has shipped."))
+    args = [
+        "-m", "forge_cli.cli", "ask", "--api", "chat", "--base-url", server.base_url,
+        "--model", "m", "--functions", str(tools), "Where is order 4711?",
+    ]  # fmt: skip
+    return TerminalSpawn(
+        sys.executable, args, env=env, encoding="utf-8", timeout=30, dimensions=(30, columns)
+    )
+
+
+@pytest.mark.parametrize("columns", [40, 100])
+def test_the_question_stays_on_screen_and_the_answer_lands_after_it(
+    tmp_path: Path, columns: int
+) -> None:
     screen = pyte.HistoryScreen(columns, 30, history=500)
     stream = pyte.Stream(screen)
     with FakeChatServer() as server:
-        server.add(tool_call_chunks([("lookup_order", {"order_id": 4711})]))
-        server.add(text_chunks("Order 4711 has shipped."))
-        args = [
-            "-m", "forge_cli.cli", "ask", "--api", "chat", "--base-url", server.base_url,
-            "--model", "m", "--functions", str(tools), "Where is order 4711?",
-        ]  # fmt: skip
-        child = TerminalSpawn(
-            sys.executable, args, env=env, encoding="utf-8", timeout=30, dimensions=(30, columns)
-        )
+        child = _ask(tmp_path, server, columns)
         try:
             child.expect_exact("lookup_order: ")  # the question's end (it may wrap)
             stream.feed(child.before + child.after)
@@ -93,26 +98,10 @@ def test_the_question_stays_on_screen_and_the_answer_lands_after_it(
 def test_the_question_breaks_between_words_at_40_columns(tmp_path: Path) -> None:
     """At 40 columns the terminal cut the question mid-word (``… [a]lways for lookup_`` /
     ``order:``): it now breaks between words, so the tool's name reads whole."""
-    tools = tmp_path / "tools.py"
-    tools.write_text(TOOLS)
-    env = {
-        **os.environ,
-        "FORGE_DATA_DIR": str(tmp_path / "data"),
-        "FORGE_CONFIG": str(tmp_path / "config.toml"),
-        "TERM": "xterm-256color",
-    }
     screen = pyte.HistoryScreen(40, 30, history=500)
     stream = pyte.Stream(screen)
     with FakeChatServer() as server:
-        server.add(tool_call_chunks([("lookup_order", {"order_id": 4711})]))
-        server.add(text_chunks("Order 4711 has shipped."))
-        args = [
-            "-m", "forge_cli.cli", "ask", "--api", "chat", "--base-url", server.base_url,
-            "--model", "m", "--functions", str(tools), "Where is order 4711?",
-        ]  # fmt: skip
-        child = TerminalSpawn(
-            sys.executable, args, env=env, encoding="utf-8", timeout=30, dimensions=(30, 40)
-        )
+        child = _ask(tmp_path, server, 40)
         try:
             child.expect_exact("lookup_order: ")
             stream.feed(child.before + child.after)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -46,3 +47,27 @@ def check_structure(events: list[StreamEvent]) -> None:
             assert event.data["output_index"] not in done
     assert done == set(added)
     assert events[-1].type in ("response.completed", "response.failed")
+
+
+def read_reply(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers (lower-case names) and body (by Content-Length) of a raw HTTP reply."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        piece = sock.recv(65536)
+        if not piece:
+            break
+        data += piece
+    head, _, rest = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    length = int(headers.get("content-length", "0"))
+    while len(rest) < length:
+        piece = sock.recv(65536)
+        if not piece:
+            break
+        rest += piece
+    return status, headers, rest

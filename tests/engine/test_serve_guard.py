@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from engine_helpers import read_reply
 
 from forge_cli.engine import Engine, EngineConfig
 from forge_cli.engine.guard import GuardPolicy, split_host
@@ -158,28 +159,6 @@ def _chunked_head(srv: BackgroundServer, path: str, content_type: str) -> bytes:
     ).encode()
 
 
-def _read_status(sock: socket.socket) -> tuple[int, bytes]:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        piece = sock.recv(65536)
-        if not piece:
-            break
-        data += piece
-    head, _, rest = data.partition(b"\r\n\r\n")
-    status = int(head.split(b" ", 2)[1])
-    length = 0
-    for line in head.split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value)
-    while len(rest) < length:
-        piece = sock.recv(65536)
-        if not piece:
-            break
-        rest += piece
-    return status, rest
-
-
 @pytest.mark.parametrize(
     ("path", "content_type", "limit"),
     [
@@ -196,7 +175,7 @@ def test_a_chunked_body_is_cut_off_while_it_streams(
         chunk = b"a" * 1024
         for _ in range(limit // len(chunk) + 2):
             sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-        status, body = _read_status(sock)
+        status, _, body = read_reply(sock)
     assert status == 413
     assert _error_code(body) == "request_too_large"
 
@@ -206,7 +185,7 @@ def test_a_chunked_body_under_the_limit_is_read(server: BackgroundServer) -> Non
         sock.sendall(_chunked_head(server, "/v1/vector_stores", "application/json"))
         body = b'{"name": "chunky"}'
         sock.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body))
-        status, answer = _read_status(sock)
+        status, _, answer = read_reply(sock)
     assert status == 200
     assert json.loads(answer)["name"] == "chunky"
 

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import anyio
 import pytest
+from engine_helpers import read_reply
 from starlette.applications import Starlette
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import Response, StreamingResponse
@@ -138,33 +139,10 @@ class Target(Protocol):
     def port(self) -> int: ...
 
 
-def _read_reply(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        piece = sock.recv(65536)
-        if not piece:
-            break
-        data += piece
-    head, _, rest = data.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split(" ", 2)[1])
-    headers = {}
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    length = int(headers.get("content-length", "0"))
-    while len(rest) < length:
-        piece = sock.recv(65536)
-        if not piece:
-            break
-        rest += piece
-    return status, headers, rest
-
-
 def _raw(served: Target, data: bytes) -> tuple[int, dict[str, str], bytes]:
     with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
         sock.sendall(data)
-        return _read_reply(sock)
+        return read_reply(sock)
 
 
 def _request(
@@ -373,7 +351,7 @@ def test_a_body_that_stops_arriving_is_answered_408(tmp_path: Path) -> None:
             )
             with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
                 sock.sendall(head.encode() + b'{"na')
-                status, _, body = _read_reply(sock)
+                status, _, body = read_reply(sock)
             _assert_error(status, json.loads(body), 408, "request_timeout")
         # A complete request is not affected, and neither is an answer that streams for longer
         # than the timeout (Starlette waits for http.disconnect meanwhile: no timeout there).
