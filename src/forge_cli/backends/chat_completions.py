@@ -379,14 +379,7 @@ class _ChunkReader:
         """Lines ``data: {...}`` that came one after another (with the blank lines between),
         each usually one whole chunk: parsed together when they all are (one call of the
         parser, ``jsonsafe.whole_objects``), else line by line as they always are."""
-        values = [line[6:].rstrip() for line in run if line]
-        chunks = (
-            whole_objects(values, self._max_depth)
-            if len(values) > 1
-            else [chunk]
-            if (chunk := whole_object(values[0], self._max_depth)) is not None
-            else None
-        )
+        chunks = whole_objects([line[6:].rstrip() for line in run if line], self._max_depth)
         if chunks is not None:
             out.extend(chunks)
             return
