@@ -88,16 +88,20 @@ MADE_UP: list[dict[str, Any]] = [
 
 
 def _fold(
-    chunks: list[dict[str, Any]], cuts: list[int], *, hold: bool
+    chunks: list[dict[str, Any]], cuts: list[int], *, hold: bool | str
 ) -> tuple[list[dict[str, Any]], int]:
-    """Snapshots (dumped) after each read and at the end, and how many events were built."""
+    """Snapshots (dumped) after each read and at the end, and how many events were built.
+
+    ``hold``: False feeds each chunk on its own, True feeds each with ``hold=True``, ``"read"``
+    takes each read as the chat backend does (``hold_texts`` over the read, ``feed`` for the
+    chunks it stops at)."""
     ids = itertools.count()  # the same item ids either way
     with mock.patch.object(_chat_stream, "_new_id", lambda prefix: f"{prefix}_{next(ids)}"):
         return _fold_reads(chunks, cuts, hold=hold)
 
 
 def _fold_reads(
-    chunks: list[dict[str, Any]], cuts: list[int], *, hold: bool
+    chunks: list[dict[str, Any]], cuts: list[int], *, hold: bool | str
 ) -> tuple[list[dict[str, Any]], int]:
     translator = ChatStreamTranslator("m")
     translator.created_at = 0.0
@@ -114,8 +118,15 @@ def _fold_reads(
     apply(translator.start())
     for start, end in itertools.pairwise([0, *sorted(set(cuts)), len(chunks)]):
         events: list[StreamEvent] = []
-        for chunk in chunks[start:end]:
-            events.extend(translator.feed(chunk, hold=hold))
+        read = chunks[start:end]
+        if hold == "read":
+            index = 0
+            while (held := translator.hold_texts(read, index)) < len(read):
+                events.extend(translator.feed(read[held], hold=True))
+                index = held + 1
+        else:
+            for chunk in read:
+                events.extend(translator.feed(chunk, hold=bool(hold)))
         events.extend(translator.release())
         apply(events)
         snapshots.append(_comparable(builder))
@@ -130,11 +141,12 @@ def _comparable(builder: SnapshotBuilder) -> dict[str, Any]:
 
 
 def _same_either_way(chunks: list[dict[str, Any]], cuts: list[int]) -> None:
-    held, _ = _fold(chunks, cuts, hold=True)
     one_by_one, _ = _fold(chunks, cuts, hold=False)
-    assert len(held) == len(one_by_one)
-    for index, (a, b) in enumerate(zip(held, one_by_one, strict=True)):
-        assert a == b, f"after read {index}"
+    for hold in (True, "read"):
+        held, _ = _fold(chunks, cuts, hold=hold)
+        assert len(held) == len(one_by_one)
+        for index, (a, b) in enumerate(zip(held, one_by_one, strict=True)):
+            assert a == b, f"after read {index}, hold={hold!r}"
 
 
 @pytest.mark.parametrize("name", CHAT_RECORDINGS)
@@ -159,11 +171,12 @@ def test_a_read_of_many_tokens_builds_few_events() -> None:
     chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
     chunks += [_text(f" word{index}") for index in range(200)]
     chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    held_snaps, held_events = _fold(chunks, [], hold=True)
     snaps, events = _fold(chunks, [], hold=False)
-    assert held_snaps == snaps
     assert events > 200
-    assert held_events < 15  # start, item and part opened, the first token, the rest, closing
+    for hold in (True, "read"):
+        held_snaps, held_events = _fold(chunks, [], hold=hold)
+        assert held_snaps == snaps
+        assert held_events < 15  # start, item and part opened, the first token, the rest, closing
 
 
 def test_held_text_comes_before_any_later_event() -> None:
@@ -194,3 +207,21 @@ def test_fail_releases_held_text_first() -> None:
     assert events[0].type == TEXT_DELTA
     assert events[0].data["delta"] == "b"
     assert events[-1].type == "response.failed"
+
+
+def test_hold_texts_stops_at_what_it_does_not_take() -> None:
+    translator = ChatStreamTranslator("m")
+    translator.start()
+    assert translator.hold_texts([_text("a")], 0) == 0  # no part is streaming yet
+    translator.feed(_text("a"), hold=True)
+    read: list[dict[str, Any] | None] = [
+        _text("b", role="assistant"),
+        {**_text("c"), "model": "later", "usage": {"total_tokens": 3}},
+        {**_text("d"), "error": {"message": "boom"}},
+        _text("e"),
+        None,
+    ]
+    assert translator.hold_texts(read, 0) == 2  # the error chunk is the backend's to handle
+    assert (translator.model, translator.usage) == ("later", {"total_tokens": 3})
+    assert translator.hold_texts(read, 3) == 4  # and None (the end) stops it too
+    assert translator.release()[0].data["delta"] == "bce"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,13 +102,8 @@ class ChatStreamTranslator:
         snapshot anyway (``stream.fold_batches`` joins their deltas), so holding changes no
         snapshot; it saves building an event per token.
         """
-        if hold and self._text_index is not None:
-            text = self._text_only(chunk)
-            if text is not None:
-                if text:
-                    self._text.append(text)
-                    self._held.append(text)
-                return []
+        if hold and self.hold_texts([chunk], 0) == 1:
+            return []
         events = self.start() if not self.started else []
         if self._held:
             events.append(self._held_delta())
@@ -130,28 +126,53 @@ class ChatStreamTranslator:
         """The text :meth:`feed` held back, as one delta (nothing when none is held)."""
         return [self._held_delta()] if self._held else []
 
-    def _text_only(self, chunk: dict[str, Any]) -> str | None:
-        """The content of a chunk that carries text and nothing else :meth:`feed` would act on
-        (one choice, index 0, no finish reason, a delta of ``content`` and at most ``role``),
-        with ``model`` and ``usage`` noted; None for any other chunk."""
-        choices = chunk.get("choices")
-        if type(choices) is not list or len(choices) != 1:
-            return None
-        choice = choices[0]
-        if type(choice) is not dict or choice.get("finish_reason") is not None:
-            return None
-        if choice.get("index", 0) not in (0, None):
-            return None
-        delta = choice.get("delta")
-        if type(delta) is not dict or not (
-            len(delta) == 1 or (len(delta) == 2 and "role" in delta)
-        ):
-            return None
-        content = delta.get("content")
-        if type(content) is not str or not (self._think is None or self._think.passthrough):
-            return None
-        self._note(chunk)
-        return content
+    def hold_texts(self, chunks: Sequence[dict[str, Any] | None], start: int) -> int:
+        """Hold back the text of ``chunks[start:]`` as :meth:`feed` with ``hold`` does, up to the
+        first chunk that carries anything but text for the part already streaming; its index
+        (``len(chunks)`` when all were held).
+
+        Such a chunk has one choice, index 0, no finish reason, a delta of ``content`` and at
+        most ``role``, and no ``error``; its ``model`` and ``usage`` are noted. ``None`` (the
+        end of a stream) stops it too. One loop for the chunks of a network read, which are
+        nearly all such chunks: no call and no event per token.
+        """
+        if self._text_index is None or not (self._think is None or self._think.passthrough):
+            return start
+        held = self._held
+        text = self._text
+        index = start
+        count = len(chunks)
+        while index < count:
+            chunk = chunks[index]
+            if chunk is None or chunk.get("error"):
+                break
+            choices = chunk.get("choices")
+            if type(choices) is not list or len(choices) != 1:
+                break
+            choice = choices[0]
+            if type(choice) is not dict or choice.get("finish_reason") is not None:
+                break
+            if choice.get("index", 0) not in (0, None):
+                break
+            delta = choice.get("delta")
+            if type(delta) is not dict or not (
+                len(delta) == 1 or (len(delta) == 2 and "role" in delta)
+            ):
+                break
+            content = delta.get("content")
+            if type(content) is not str:
+                break
+            if content:
+                text.append(content)
+                held.append(content)
+            model = chunk.get("model")
+            if model and isinstance(model, str):
+                self.model = model
+            usage = chunk.get("usage")
+            if isinstance(usage, dict):
+                self.usage = usage
+            index += 1
+        return index
 
     def _note(self, chunk: dict[str, Any]) -> None:
         """The model and usage a chunk reports, if any."""

@@ -20,6 +20,7 @@ import logging
 import os
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.api_keys import check_api_key, key_source
@@ -247,7 +248,14 @@ class ChatCompletionsBackend(EarlySending):
             reader = _ChunkReader(BodyBudget(where, self.limits.max_response_bytes), self.limits)
             async for batch in _chunk_batches(response.aiter_bytes(), reader):
                 events: list[StreamEvent] = []
-                for chunk in batch:
+                index, count = 0, len(batch)
+                while index < count:
+                    held = translator.hold_texts(batch, index)  # the usual chunks, at once
+                    valid += held - index
+                    if held == count:
+                        break
+                    chunk = batch[held]
+                    index = held + 1
                     if chunk is None:
                         finished = True
                         break
@@ -353,8 +361,18 @@ class _ChunkReader:
         # One decode per read: a line end is never part of a UTF-8 sequence, so decoding the
         # joined lines gives the same text as decoding each line.
         text = b"\n".join(lines).decode("utf-8", errors="replace")
+        split = text.split("\n")
+        if not self._data:  # the usual read: ``data: {`` lines and blank lines, all of them one
+            usual = list(filter(None, split))  # run, as the loop below would find (in C here)
+            if (
+                usual
+                and all(map(str.startswith, usual, repeat("data: {")))
+                and max(map(len, usual)) - 6 < self._max_event
+            ):
+                self._take(split, out)
+                return out
         run: list[str] = []  # usual lines in a row and the blank lines between: see _take
-        for line in text.split("\n"):
+        for line in split:
             if not self._data:
                 if not line:
                     if run:
