@@ -58,6 +58,44 @@ def test_background_imports_are_done_once_waited_for(
     monkeypatch.delitem(sys.modules, "forge_warm_probe")
 
 
+def test_later_calls_queue_on_the_one_warm_up_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "forge_warm_queue.py").write_text(
+        "import threading\n"
+        "GATE = threading.Event()\n"
+        "SEEN = []\n"
+        "def held():\n"
+        "    GATE.wait(30)\n"
+        "    SEEN.append(('held', threading.get_ident()))\n"
+        "def later():\n"
+        "    SEEN.append(('later', threading.get_ident()))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import forge_warm_queue as queue  # type: ignore[import-not-found]
+
+    done: list[str] = []
+    try:
+        first = import_in_background(["forge_warm_queue:held"], then=lambda: done.append("first"))
+        second = import_in_background(
+            ["forge_warm_queue:later"], then=lambda: done.append("second")
+        )
+        assert second is first  # queued behind the first call's steps, not a thread of its own
+        assert background_imports_pending()
+    finally:
+        queue.GATE.set()
+    wait_for_background_imports()
+    assert [step for step, _ in queue.SEEN] == ["held", "later"]
+    assert len({thread for _, thread in queue.SEEN}) == 1
+    assert done == ["first", "second"]
+    assert not background_imports_pending()
+    third = import_in_background(["forge_warm_queue:later"])  # the thread ended: a new one
+    wait_for_background_imports()
+    assert third is not first
+    assert len(queue.SEEN) == 3
+    monkeypatch.delitem(sys.modules, "forge_warm_queue")
+
+
 @pytest.mark.anyio
 async def test_responses_backend_announces_the_sent_request() -> None:
     events: list[str] = []

@@ -57,6 +57,11 @@ def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]
 _after_sent: list[Callable[[], None]] = []
 _lock = _thread.allocate_lock()
 _threads: list[threading.Thread] = []
+"""Warm-up threads started and not joined yet (one at a time runs)."""
+_jobs: list[tuple[list[str], Callable[[], None] | None]] = []
+"""Steps queued for the warm-up thread, each with its ``then``."""
+_worker: threading.Thread | None = None
+"""The warm-up thread while it takes jobs."""
 
 
 def after_request_sent(callback: Callable[[], None]) -> None:
@@ -79,7 +84,7 @@ def request_sent() -> None:
 def import_in_background(
     modules: Iterable[str], then: Callable[[], None] | None = None
 ) -> threading.Thread:
-    """Import ``modules`` on a daemon thread; :func:`wait_for_background_imports` joins it.
+    """Import ``modules`` on the warm-up thread; :func:`wait_for_background_imports` joins it.
 
     An entry ``"package.module:function"`` imports the module and then calls ``function()``
     (no arguments): warming what a module builds on first use, such as validators. Entries run
@@ -87,12 +92,35 @@ def import_in_background(
     the main thread does it again when it needs it and gets the error there, where it is
     reported as usual. ``then`` is called on the thread once the steps are done (``forge chat``
     hands the rest to its event loop).
+
+    One thread does all of it: a call made while it is still busy queues its steps behind the
+    earlier ones (returning that same thread). Two import threads at once finish no sooner
+    under the GIL, and cost more CPU: they hand the GIL to each other at every file read of
+    an import (~400 context switches for one ``forge ask``, ~40 ms of CPU here;
+    benchmarks/PROFILE.md, "One warm-up thread").
     """
     import threading
 
+    global _worker
     steps = [name for name in modules if ":" in name or name not in sys.modules]
+    with _lock:
+        _jobs.append((steps, then))
+        if _worker is None:
+            _worker = threading.Thread(target=_work, name="forge-warm-up", daemon=True)
+            _threads.append(_worker)
+            _worker.start()
+        return _worker
 
-    def run() -> None:
+
+def _work() -> None:
+    """The warm-up thread: run the queued jobs in order until none is left."""
+    global _worker
+    while True:
+        with _lock:
+            if not _jobs:
+                _worker = None
+                return
+            steps, then = _jobs.pop(0)
         for step in steps:
             name, _, function = step.partition(":")
             try:
@@ -104,26 +132,19 @@ def import_in_background(
         if then is not None:
             then()
 
-    thread = threading.Thread(target=run, name="forge-warm-up", daemon=True)
-    with _lock:
-        _threads.append(thread)
-    thread.start()
-    return thread
-
 
 def wait_for_background_imports() -> None:
     """Wait until the background imports are done (so no module is imported twice at once)."""
-    if not _threads:
-        return
-    with _lock:
-        threads = list(_threads)
-        _threads.clear()
-    for thread in threads:
-        thread.join()
+    while _threads:
+        with _lock:
+            threads = list(_threads)
+            _threads.clear()
+        for thread in threads:
+            thread.join()
 
 
 def background_imports_pending() -> bool:
-    """Whether a background import thread is still running (never blocks)."""
+    """Whether the warm-up thread is still running (never blocks)."""
     return any(thread.is_alive() for thread in _threads)
 
 
