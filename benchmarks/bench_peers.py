@@ -541,13 +541,19 @@ SCENARIOS = [
 def measure(
     clients: list[Client], server: MockServer, runs: int
 ) -> dict[str, dict[tuple[str, str], Run]]:
-    """Per client and scenario, the median of ``runs`` runs. The clients take turns run by run
-    (each scenario: run 1 of every client, then run 2, ...), so a drift in the machine's load
-    weighs on all of them alike instead of on whichever client was measured then."""
+    """Per client and scenario, the median of ``runs`` runs. The clients take turns run by run,
+    and the scenarios round by round (round 1: every scenario once for every client, then
+    round 2, ...), so a drift or a burst in the machine's load weighs on all clients and all
+    scenarios alike instead of on whichever was measured then (a burst of a few seconds used to
+    fall on every run of one scenario and move its median)."""
     samples: dict[str, dict[tuple[str, str], list[Run]]] = {c.name: {} for c in clients}
-    for size, mode, count in SCENARIOS:
-        server.tokens = ["<tool>"] if mode == "tool" else markdown_tokens(count)
-        for _ in range(runs):
+    answers = {
+        count: ["<tool>"] if mode == "tool" else markdown_tokens(count)
+        for _, mode, count in SCENARIOS
+    }
+    for _ in range(runs):
+        for size, mode, count in SCENARIOS:
+            server.tokens = answers[count]
             for client in clients:
                 argv = client.argv.get(mode)
                 if argv is None:
@@ -627,19 +633,19 @@ def report(table: dict[str, dict[tuple[str, str], Run]]) -> bool:
     print("\nTargets (issue 18):")
     if llm:
         for size, factor in (("20k", 4.0), ("2k", 3.0)):
-            peer = llm.get((size, "chat"))
+            theirs = llm.get((size, "chat"))
             for mode in ("chat", "responses"):
                 ours = forge.get((size, mode))
-                if peer and ours and peer.ok and ours.ok:
-                    ratio = peer.cpu / ours.cpu
+                if theirs and ours and theirs.ok and ours.ok:
+                    ratio = theirs.cpu / ours.cpu
                     check(
                         f"{size} {mode} CPU ≥ {factor:g}x less than llm",
                         ratio >= factor,
                         f"{ratio:.1f}x",
                     )
-        peer, ours = llm.get(("20k", "chat")), forge.get(("20k", "plain"))
-        if peer and ours and peer.ok and ours.ok:
-            ratio = peer.cpu / ours.cpu
+        theirs, ours = llm.get(("20k", "chat")), forge.get(("20k", "plain"))
+        if theirs and ours and theirs.ok and ours.ok:
+            ratio = theirs.cpu / ours.cpu
             check("20k --plain CPU ≥ 10x less than llm", ratio >= 10, f"{ratio:.1f}x")
     else:
         print("  (llm was not measured: the ratio targets are not checked)")
@@ -710,7 +716,7 @@ def main() -> int:
                 f"; server think time {args.think:g} s"
             )
             names = ", ".join(c.name for c in clients)
-            print(f"  measuring {names} (taking turns) ...", flush=True)
+            print(f"  measuring {names} (taking turns, every scenario each round) ...", flush=True)
             table.update(measure(clients, server, args.runs))
     finally:
         server.close()
