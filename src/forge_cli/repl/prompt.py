@@ -114,6 +114,11 @@ class PromptReader:
                 multiline=True,
                 bottom_toolbar=lambda: toolbar_text(session, _columns()),
             )
+            # A terminal that never answers prompt-toolkit's cursor position requests made it
+            # print "WARNING: your terminal doesn't support cursor position requests (CPR)."
+            # over the chat after two seconds; the prompt works without the answers, so the
+            # warning, which the user can do nothing about, goes to the debug log instead.
+            self._prompt.app.renderer.cpr_not_supported_callback = _no_cpr
         # Text typed or pasted while the last answer streamed waits in the terminal's buffer; read
         # line by line it would become one message per line. It becomes one message instead,
         # put in the prompt for the user to send (Enter) or edit.
@@ -131,6 +136,16 @@ class PromptReader:
         return await self._prompt.prompt_async(
             "forge> ", handle_sigint=False, default=pending.rstrip("\n"), pre_run=pre_run
         )
+
+
+def _no_cpr() -> None:
+    """prompt-toolkit found that the terminal does not answer cursor position requests."""
+    import logging
+
+    logging.getLogger(__name__).debug(
+        "the terminal does not answer cursor position requests (CPR): prompt-toolkit sizes"
+        " its menus without them"
+    )
 
 
 _TYPEAHEAD_LIMIT = 1 << 20
