@@ -22,9 +22,14 @@ from forge_cli.agent import (
 )
 from forge_cli.backends.chat_completions import ChatCompletionsBackend
 from forge_cli.errors import EXIT_ITERATION_LIMIT, ToolIterationLimitError
+from forge_cli.prompting import prompting
 from forge_cli.protocol import FunctionCall, FunctionCallOutput, Request, Response
+from forge_cli.protocol.loop_events import BudgetExhausted
 from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks, tool_call_chunks
 from forge_cli.tools import (
+    ApprovalHook,
+    ApprovalPolicy,
+    ApprovalRequest,
     Block,
     ToolCall,
     ToolCallBlocked,
@@ -33,6 +38,7 @@ from forge_cli.tools import (
     ToolCallStarted,
     ToolExecutor,
     ToolResult,
+    ToolSet,
     tool,
 )
 
@@ -322,3 +328,78 @@ async def test_loop_folds_chat_replies_a_network_read_at_a_time(
     _, result = await _collect(loop, REQUEST)
     assert result.response.output_text == "It is sunny in Paris."
     assert result.requests == 2
+
+
+class _Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _ThinkingPerson:
+    """Approves every call after thinking it over for ``seconds`` inside a prompt."""
+
+    def __init__(self, clock: _Clock, seconds: float) -> None:
+        self.clock = clock
+        self.seconds = seconds
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        with prompting():
+            self.clock.now += self.seconds
+        return True
+
+
+async def _approved_weather_run(
+    server: FakeChatServer,
+    backend: ChatCompletionsBackend,
+    *,
+    think: float,
+    work: float,
+    answered: bool,
+) -> tuple[list[LoopUpdate], RunResult]:
+    """A 10 s time budget; the person thinks ``think`` s over the approval, the tool takes
+    ``work`` s of the run's time; ``answered``: the run gets as far as asking for the answer."""
+    clock = _Clock()
+
+    @tool
+    def slow_weather(city: str) -> str:
+        """Weather for a city."""
+        clock.now += work
+        return f"sunny in {city}"
+
+    tools = ToolSet([slow_weather])
+    hook = ApprovalHook(ApprovalPolicy(), tools, _ThinkingPerson(clock, think))
+    server.add(tool_call_chunks([("slow_weather", {"city": "Paris"})]))
+    if answered:
+        server.add(text_chunks("It is sunny in Paris."))
+    loop = AgentLoop(
+        backend, executor=ToolExecutor(tools, before_hooks=[hook]), max_time=10.0, clock=clock
+    )
+    return await _collect(loop, REQUEST)
+
+
+async def test_the_time_budget_leaves_out_the_wait_for_an_approval(
+    server: FakeChatServer, backend: ChatCompletionsBackend
+) -> None:
+    updates, result = await _approved_weather_run(
+        server, backend, think=100.0, work=1.0, answered=True
+    )
+    assert result.status == "completed"
+    assert not [update for update in updates if isinstance(update, BudgetExhausted)]
+    assert result.requests == 2  # the answer after the tool was asked for
+
+
+async def test_the_time_budget_counts_the_tools_own_time(
+    server: FakeChatServer, backend: ChatCompletionsBackend
+) -> None:
+    updates, result = await _approved_weather_run(
+        server, backend, think=0.0, work=100.0, answered=False
+    )
+    assert result.status == "time_limit"
+    [spent] = [update for update in updates if isinstance(update, BudgetExhausted)]
+    assert spent.used == pytest.approx(100.0)
+    assert result.requests == 1

@@ -37,6 +37,7 @@ from forge_cli.agent.events import (
 from forge_cli.agent.state import AgentState
 from forge_cli.backends.base import Backend
 from forge_cli.errors import UsageError
+from forge_cli.prompting import RunClock
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.guards import is_function_call
 from forge_cli.protocol.items import FunctionCall, FunctionCallOutput, OutputItem
@@ -95,7 +96,18 @@ class AgentLoop:
         self.clock = clock
 
     async def run(self, request: Request) -> AsyncIterator[LoopUpdate]:
-        """Yield snapshots and events; the last update is :class:`LoopFinished`."""
+        """Yield snapshots and events; the last update is :class:`LoopFinished`.
+
+        The time budget counts the run's time, not the user's: the time an approval question
+        waits for an answer is left out (:class:`forge_cli.prompting.RunClock`)."""
+        started = RunClock(self.clock)
+        try:
+            async for update in self._run(request, started):
+                yield update
+        finally:
+            started.close()
+
+    async def _run(self, request: Request, started: RunClock) -> AsyncIterator[LoopUpdate]:
         definitions, dropped = self.executor.definitions()
         state = AgentState(request, tools=definitions)
         run_id = f"resp_{uuid.uuid4().hex[:24]}"
@@ -104,7 +116,6 @@ class AgentLoop:
         status: RunStatus = "completed"
         last = Response(id=run_id, model=request.model, status="in_progress")
         backend = _counting(self.backend)
-        started = self.clock()
         while True:
             state.iteration += 1
             yield IterationStarted(state.iteration, self.max_iterations)
@@ -184,21 +195,21 @@ class AgentLoop:
 
     # -- budgets ----------------------------------------------------------------------------
 
-    async def _next_update(self, turns: AsyncIterator[TurnUpdate], started: float) -> TurnUpdate:
+    async def _next_update(self, turns: AsyncIterator[TurnUpdate], started: RunClock) -> TurnUpdate:
         """The driver's next update, waiting no longer than the time budget allows."""
         if self.max_time is None:
             return await anext(turns)
-        left = max(0.0, started + self.max_time - self.clock())
+        left = max(0.0, self.max_time - started.elapsed())
         return await asyncio.wait_for(anext(turns), timeout=left)
 
-    def _time_used(self, started: float) -> float | None:
+    def _time_used(self, started: RunClock) -> float | None:
         """Seconds used, when they reach the time budget (else ``None``)."""
         if self.max_time is None:
             return None
-        used = self.clock() - started
+        used = started.elapsed()
         return used if used >= self.max_time else None
 
-    def _budget_left(self, state: AgentState, started: float) -> str | None:
+    def _budget_left(self, state: AgentState, started: RunClock) -> str | None:
         """``"time"`` or ``"tokens"`` when that budget is used up, else ``None``."""
         if self._time_used(started) is not None:
             return "time"
@@ -207,10 +218,10 @@ class AgentLoop:
         return None
 
     def _exhausted(
-        self, budget: str, started: float, state: AgentState | None = None
+        self, budget: str, started: RunClock, state: AgentState | None = None
     ) -> BudgetExhausted:
         if budget == "time":
-            return BudgetExhausted("time", float(self.max_time or 0), self.clock() - started)
+            return BudgetExhausted("time", float(self.max_time or 0), started.elapsed())
         used = state.usage.total_tokens if state is not None else 0
         return BudgetExhausted("tokens", float(self.token_budget or 0), float(used))
 
