@@ -165,12 +165,7 @@ class ChatStreamTranslator:
             if content:
                 text.append(content)
                 held.append(content)
-            model = chunk.get("model")
-            if model and isinstance(model, str):
-                self.model = model
-            usage = chunk.get("usage")
-            if isinstance(usage, dict):
-                self.usage = usage
+            self._note(chunk)
             index += 1
         return index
 
