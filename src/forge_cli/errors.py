@@ -108,6 +108,12 @@ class ConfigError(UsageError):
 
     error_code: ClassVar[str] = "config_error"
 
+    def __init__(self, message: str, *, hint: str | None = None, source: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.source = source
+        """Where the bad setting came from, when known: an option (``--base-url``), an
+        environment variable (``FORGE_BASE_URL``), a profile or file."""
+
 
 class BackendError(ForgeError):
     """Talking to a backend failed."""

@@ -240,6 +240,33 @@ def test_doctor_reports_a_bad_config(forge: Run, tmp_path: Path) -> None:
     assert "fix: edit" in proc.stdout
 
 
+@pytest.mark.parametrize(
+    ("args", "env", "fix"),
+    [
+        (
+            ["--api", "chat", "--base-url", "ftp://example.com/v1"],
+            {},
+            "fix: pass a valid --base-url",
+        ),
+        (
+            ["--api", "chat"],
+            {"FORGE_BASE_URL": "ftp://example.com/v1"},
+            "fix: change or unset FORGE_BASE_URL (environment)",
+        ),
+    ],
+)
+def test_doctor_says_where_a_refused_setting_came_from(
+    forge: Run, args: list[str], env: dict[str, str], fix: str
+) -> None:
+    """A bad value from an option or an environment variable is not mended by editing the
+    configuration file, which doctor used to advise for every refused setting."""
+    proc = forge("doctor", *args, env=env)
+    assert proc.returncode == 1
+    assert "FAIL  config   bad value for base_url" in proc.stdout
+    assert fix in proc.stdout
+    assert "fix: edit" not in proc.stdout
+
+
 def test_conversation_commands_never_print_raw_escape_sequences(forge: Run, tmp_path: Path) -> None:
     """Saved model output is untrusted: show/list neutralise it; a piped export keeps it."""
     from forge_cli.conversations import Conversation, ConversationStore, Turn

@@ -18,6 +18,7 @@ from forge_cli.errors import (
     BackendConnectionError,
     BackendHTTPError,
     BackendTimeoutError,
+    ConfigError,
     ForgeError,
     NotFoundError,
     ProtocolError,
@@ -42,6 +43,18 @@ def _refused(name: str, exc: ForgeError, fix: str) -> Check:
     advice (not the hint on the error's line and the fix under it)."""
     detail = " ".join(exc.message.split())
     return Check(name, False, detail, f"{exc.hint}; {fix}" if exc.hint else fix)
+
+
+def _config_fix(exc: ForgeError) -> str:
+    """Where to mend a setting that was refused: the option or environment variable it came
+    from, else the configuration file (an ``ftp://`` given as ``--base-url`` is not fixed by
+    editing the file)."""
+    source = exc.source if isinstance(exc, ConfigError) else None
+    if source and source.startswith("--"):
+        return f"pass a valid {source}"
+    if source and source.replace("_", "").isalnum() and source.isupper():
+        return f"change or unset {source} (environment)"
+    return f"edit {config_path()}"
 
 
 def _failed(name: str, exc: ForgeError, where: str, fallback: str) -> Check:
@@ -236,7 +249,7 @@ def doctor(**options: Any) -> None:
     try:
         settings = settings_from_options(options)
     except ForgeError as exc:
-        checks = [_refused("config", exc, f"edit {config_path()}")]
+        checks = [_refused("config", exc, _config_fix(exc))]
     else:
         where = f"profile {settings.profile}, api {settings.api}"
         checks = [Check("config", True, f"{config_path()} ({where})")]

@@ -449,8 +449,9 @@ def parse_value(key: str, raw: Any, *, source: str) -> Any:
         raise ConfigError(
             f"unknown setting {key!r} in {source}",
             hint=f"known settings: {', '.join(sorted(KEYS))}",
+            source=source,
         )
     try:
         return spec.check(raw)
     except ValueError as exc:
-        raise ConfigError(f"bad value for {key} in {source}: {exc}") from None
+        raise ConfigError(f"bad value for {key} in {source}: {exc}", source=source) from None
