@@ -241,6 +241,37 @@ def test_the_knowledge_and_embeddings_clients_say_the_same(reply: Reply, line: s
     assert embedding.value.one_line() == line.replace("<url>", f"{base}/embeddings")
 
 
+def test_a_404_on_a_list_says_the_server_has_no_such_endpoint() -> None:
+    """A 404 on ``GET /v1/vector_stores`` (a server that serves no vector stores: Ollama, vLLM)
+    is not an unknown id: it said only "Not Found", from the server's body. A 404 on one store
+    still is an unknown id (``NotFoundError``)."""
+    from forge_cli.backends.knowledge_http import HttpKnowledgeClient
+    from forge_cli.errors import BackendHTTPError, NotFoundError
+
+    async def call(base_url: str, what: str) -> None:
+        client = HttpKnowledgeClient(base_url)
+        try:
+            if what == "list":
+                await client.list_vector_stores()
+            else:
+                await client.get_vector_store("vs_gone")
+        finally:
+            await client.aclose()
+
+    with LoopbackServer() as server:
+        server.add(*[Reply.json(404, {"detail": "Not Found"})] * 2)
+        with pytest.raises(BackendHTTPError) as listing:
+            asyncio.run(call(server.base_url, "list"))
+        with pytest.raises(NotFoundError) as one:
+            asyncio.run(call(server.base_url, "one"))
+        server.assert_consumed()
+    assert listing.value.one_line() == (
+        f"{server.base_url}/vector_stores returned HTTP 404: Not Found (hint: this server has no"
+        " /vector_stores (forge serve and Knowledge Forge have it); check --base-url)"
+    )
+    assert one.value.one_line() == "Not Found"
+
+
 def test_the_knowledge_client_refused_reads_as_the_backends(refusing_port: int) -> None:
     from forge_cli.backends.knowledge_http import HttpKnowledgeClient
     from forge_cli.errors import ForgeError

@@ -80,10 +80,11 @@ class HttpKnowledgeClient:
             event_hooks={"response": [hook]},
         )
 
-    async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+    async def _call(self, method: str, path: str, *, listing: bool = False, **kwargs: Any) -> Any:
         """The reply to ``method path``; failures worded as the backends word them (``_http``),
         except that an unknown id (HTTP 404) is a :class:`NotFoundError` with the server's
-        message."""
+        message. ``listing``: ``path`` is a collection (``vector_stores``, ``files``), whose 404
+        says the server does not serve it, not that an id is unknown."""
         path = path.lstrip("/")
         ctx = ErrorContext(
             url=display_url(f"{self.name}/{path}"),
@@ -95,12 +96,18 @@ class HttpKnowledgeClient:
         except httpx2.HTTPError as exc:
             raise map_transport_error(exc, ctx, "connect") from exc
         if reply.status_code >= 400:
-            if reply.status_code == 404:
+            if reply.status_code == 404 and not listing:
                 message = server_message(reply.content, ctx)
                 raise NotFoundError(message or f"{ctx.url} returned HTTP 404")
-            raise status_error(
+            error = status_error(
                 reply.status_code, reply.content, ctx.with_reply(reply.status_code, reply.headers)
             )
+            if reply.status_code == 404 and error.hint is None:
+                error.hint = (
+                    f"this server has no /{path} (forge serve and Knowledge Forge have it);"
+                    " check --base-url"
+                )
+            raise error
         if reply.headers.get("content-type", "").startswith("application/json"):
             try:
                 return jsonsafe.loads(reply.content)
@@ -113,7 +120,7 @@ class HttpKnowledgeClient:
         params: dict[str, Any] = {"limit": 100, "order": "asc"}
         where = display_url(f"{self.name}/{path.lstrip('/')}")  # as _call names it
         for _ in range(1000):  # bounded: a server that always says has_more cannot loop us
-            page = await self._call("GET", path, params=params)
+            page = await self._call("GET", path, listing=True, params=params)
             data = page.get("data") if isinstance(page, dict) else None
             if not isinstance(data, list):
                 raise ProtocolError(f"{where} did not answer a list page")
