@@ -96,6 +96,29 @@ def test_later_calls_queue_on_the_one_warm_up_thread(
     monkeypatch.delitem(sys.modules, "forge_warm_queue")
 
 
+def test_a_failing_then_leaves_the_jobs_behind_it_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "forge_warm_gate.py").write_text(
+        "import threading\nGATE = threading.Event()\ndef held():\n    GATE.wait(30)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import forge_warm_gate as gate  # type: ignore[import-not-found]
+
+    def closed_loop() -> None:
+        raise RuntimeError("Event loop is closed")
+
+    done: list[str] = []
+    try:
+        first = import_in_background(["forge_warm_gate:held"], then=closed_loop)
+        assert import_in_background([], then=lambda: done.append("next")) is first  # queued
+    finally:
+        gate.GATE.set()
+    wait_for_background_imports()
+    assert done == ["next"]
+    monkeypatch.delitem(sys.modules, "forge_warm_gate")
+
+
 @pytest.mark.anyio
 async def test_responses_backend_announces_the_sent_request() -> None:
     events: list[str] = []

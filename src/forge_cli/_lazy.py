@@ -114,6 +114,8 @@ def import_in_background(
 
 def _work() -> None:
     """The warm-up thread: run the queued jobs in order until none is left."""
+    import contextlib
+
     global _worker
     while True:
         with _lock:
@@ -130,7 +132,10 @@ def _work() -> None:
             except Exception:  # the main thread does it again and reports the error
                 continue
         if then is not None:
-            then()
+            # A failing ``then`` (its event loop closed meanwhile) must not strand the jobs
+            # queued behind it: their callers wait for their own ``then``.
+            with contextlib.suppress(Exception):
+                then()
 
 
 def wait_for_background_imports() -> None:
