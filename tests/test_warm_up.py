@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +59,10 @@ def test_background_imports_are_done_once_waited_for(
     monkeypatch.delitem(sys.modules, "forge_warm_probe")
 
 
-def test_later_calls_queue_on_the_one_warm_up_thread(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def queue_probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A module of warm-up steps: ``held`` waits for ``GATE`` (so calls made meanwhile queue
+    behind it), ``held`` and ``later`` record themselves and their thread in ``SEEN``."""
     (tmp_path / "forge_warm_queue.py").write_text(
         "import threading\n"
         "GATE = threading.Event()\n"
@@ -72,8 +74,15 @@ def test_later_calls_queue_on_the_one_warm_up_thread(
         "    SEEN.append(('later', threading.get_ident()))\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    import forge_warm_queue as queue  # type: ignore[import-not-found]
+    monkeypatch.delitem(sys.modules, "forge_warm_queue", raising=False)
+    module = importlib.import_module("forge_warm_queue")
+    yield module
+    module.GATE.set()  # a failed test does not leave the thread waiting
+    wait_for_background_imports()
+    monkeypatch.delitem(sys.modules, "forge_warm_queue")
 
+
+def test_later_calls_queue_on_the_one_warm_up_thread(queue_probe: Any) -> None:
     done: list[str] = []
     try:
         first = import_in_background(["forge_warm_queue:held"], then=lambda: done.append("first"))
@@ -83,40 +92,30 @@ def test_later_calls_queue_on_the_one_warm_up_thread(
         assert second is first  # queued behind the first call's steps, not a thread of its own
         assert background_imports_pending()
     finally:
-        queue.GATE.set()
+        queue_probe.GATE.set()
     wait_for_background_imports()
-    assert [step for step, _ in queue.SEEN] == ["held", "later"]
-    assert len({thread for _, thread in queue.SEEN}) == 1
+    assert [step for step, _ in queue_probe.SEEN] == ["held", "later"]
+    assert len({thread for _, thread in queue_probe.SEEN}) == 1
     assert done == ["first", "second"]
     assert not background_imports_pending()
     third = import_in_background(["forge_warm_queue:later"])  # the thread ended: a new one
     wait_for_background_imports()
     assert third is not first
-    assert len(queue.SEEN) == 3
-    monkeypatch.delitem(sys.modules, "forge_warm_queue")
+    assert len(queue_probe.SEEN) == 3
 
 
-def test_a_failing_then_leaves_the_jobs_behind_it_running(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (tmp_path / "forge_warm_gate.py").write_text(
-        "import threading\nGATE = threading.Event()\ndef held():\n    GATE.wait(30)\n"
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import forge_warm_gate as gate  # type: ignore[import-not-found]
-
+def test_a_failing_then_leaves_the_jobs_behind_it_running(queue_probe: Any) -> None:
     def closed_loop() -> None:
         raise RuntimeError("Event loop is closed")
 
     done: list[str] = []
     try:
-        first = import_in_background(["forge_warm_gate:held"], then=closed_loop)
+        first = import_in_background(["forge_warm_queue:held"], then=closed_loop)
         assert import_in_background([], then=lambda: done.append("next")) is first  # queued
     finally:
-        gate.GATE.set()
+        queue_probe.GATE.set()
     wait_for_background_imports()
     assert done == ["next"]
-    monkeypatch.delitem(sys.modules, "forge_warm_gate")
 
 
 @pytest.mark.anyio
