@@ -267,7 +267,8 @@ def test_a_404_on_a_list_says_the_server_has_no_such_endpoint() -> None:
         server.assert_consumed()
     assert listing.value.one_line() == (
         f"{server.base_url}/vector_stores returned HTTP 404: Not Found (hint: this server has no"
-        " /vector_stores (forge serve and Knowledge Forge have it); check --base-url)"
+        " /vector_stores (forge serve and Knowledge Forge have it); check --base-url (it usually"
+        " ends in /v1))"
     )
     assert one.value.one_line() == "Not Found"
 

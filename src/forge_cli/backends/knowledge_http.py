@@ -105,7 +105,7 @@ class HttpKnowledgeClient:
             if reply.status_code == 404 and error.hint is None:
                 error.hint = (
                     f"this server has no /{path} (forge serve and Knowledge Forge have it);"
-                    " check --base-url"
+                    " check --base-url (it usually ends in /v1)"
                 )
             raise error
         if reply.headers.get("content-type", "").startswith("application/json"):
