@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import subprocess
 import sys
@@ -17,8 +18,10 @@ from forge_cli._lazy import (
     after_request_sent,
     background_imports_pending,
     import_in_background,
+    pause_gc_for_start_up,
     request_sent,
     set_first_paint,
+    start_up_done,
     wait_for_background_imports,
 )
 from forge_cli.agent.turn import backend_responder
@@ -116,6 +119,35 @@ def test_a_failing_then_leaves_the_jobs_behind_it_running(queue_probe: Any) -> N
         queue_probe.GATE.set()
     wait_for_background_imports()
     assert done == ["next"]
+
+
+def test_the_collector_is_back_on_once_the_warm_up_has_nothing_left(queue_probe: Any) -> None:
+    assert gc.isenabled()
+    frozen_before = gc.get_freeze_count()
+    try:
+        pause_gc_for_start_up()
+        assert not gc.isenabled()
+        import_in_background(["forge_warm_queue:held"])
+        assert not gc.isenabled()  # still starting: the thread has work
+        queue_probe.GATE.set()
+        wait_for_background_imports()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > frozen_before  # what start-up made, out of its reach
+        start_up_done()  # once only
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+def test_a_collector_turned_off_by_someone_else_stays_off() -> None:
+    gc.disable()
+    try:
+        pause_gc_for_start_up()
+        start_up_done()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 @pytest.mark.anyio

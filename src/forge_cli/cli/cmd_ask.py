@@ -71,6 +71,7 @@ async def _answer(
             conversation = new_conversation(settings, saved_or_id)
         else:
             conversation = saved_or_id
+        from forge_cli._lazy import start_up_done
         from forge_cli.agent.turn import run_turn
         from forge_cli.conversations import Turn, build_request
         from forge_cli.repl.view import view_end, view_sink
@@ -101,6 +102,7 @@ async def _answer(
                     conversation.turns.append(turn)
                     store.save(conversation)
 
+        start_up_done()  # if the warm-up has not: the turn's own work runs with the collector on
         outcome = await run_turn(responder, request, on_update=view_sink(view), on_end=on_end)
         if outcome.error is not None:
             raise outcome.error

@@ -40,9 +40,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         if names is not None:
             _write(names + "\n")
             sys.exit(0)
-    from forge_cli.cli.main import main as run
+    from forge_cli._lazy import pause_gc_for_start_up, start_up_done
 
-    run(args)
+    pause_gc_for_start_up()  # until the command is loaded (forge_cli._lazy.start_up_done)
+    try:
+        from forge_cli.cli.main import main as run
+
+        run(args)
+    finally:
+        start_up_done()  # a command that never got that far (a bad option)
 
 
 def _write(text: str) -> None:

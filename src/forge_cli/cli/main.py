@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from forge_cli.__about__ import __version__
+from forge_cli._lazy import start_up_done
 from forge_cli.cli.commands import COMMANDS, EXIT_CODES_EPILOG, GROUP_HELP
 from forge_cli.cli.helpformat import ForgeContext, use_forge_help
 from forge_cli.errors import (
@@ -31,6 +32,10 @@ if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
 __all__ = ["COMMANDS", "EXIT_CODES_EPILOG", "LazyGroup", "cli", "end_without_teardown", "main"]
+
+_WARMING_UP = frozenset({"ask", "chat"})
+"""Commands that load what they need on the warm-up thread after their start: the collector
+comes back on when that is done (``forge_cli._lazy.start_up_done``), not when they are loaded."""
 
 _leave_at_once = False
 """Set by a command that has written and saved everything (see :func:`end_without_teardown`)."""
@@ -66,6 +71,8 @@ class LazyGroup(click.Group):
         command = getattr(importlib.import_module(module_name), attr)
         if not isinstance(command, click.Command):
             raise TypeError(f"{target[0]} is not a click command")
+        if cmd_name not in _WARMING_UP:
+            start_up_done()  # the command is loaded: its own work runs with the collector on
         return use_forge_help(command)
 
     def make_context(
