@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
+from forge_cli._lazy import start_up_done
 from forge_cli.agent.turn import Responder, TurnOutcome, response_type, run_turn
 from forge_cli.conversations.model import Conversation, SessionSettings, Turn
 from forge_cli.conversations.store import ConversationStore
@@ -363,6 +364,7 @@ class ChatSession:
             except KeyboardInterrupt:
                 self.say(IDLE_INTERRUPT_HINT)
                 continue
+            start_up_done()  # if the warm-up has not: what the line asks runs with the collector on
             if not await self.handle_line(line):
                 break
 
