@@ -26,7 +26,7 @@ from forge_cli import jsonsafe
 from forge_cli.backends._think import ThinkSplitter
 from forge_cli.protocol.events import StreamEvent
 
-__all__ = ["ChatStreamTranslator"]
+__all__ = ["ChatStreamTranslator", "text_only"]
 
 
 @dataclass
@@ -50,6 +50,27 @@ class _Call:
             "arguments": self.text,
             "status": status,
         }
+
+
+def text_only(chunk: dict[str, Any]) -> str | None:
+    """The text of a chunk that carries text and nothing else the translator would act on:
+    one choice, index 0, no finish reason, a delta of ``content`` and at most ``role``, no
+    ``error``. None for any other chunk."""
+    if chunk.get("error"):
+        return None
+    choices = chunk.get("choices")
+    if type(choices) is not list or len(choices) != 1:
+        return None
+    choice = choices[0]
+    if type(choice) is not dict or choice.get("finish_reason") is not None:
+        return None
+    if choice.get("index", 0) not in (0, None):
+        return None
+    delta = choice.get("delta")
+    if type(delta) is not dict or not (len(delta) == 1 or (len(delta) == 2 and "role" in delta)):
+        return None
+    content = delta.get("content")
+    return content if type(content) is str else None
 
 
 def _new_id(prefix: str) -> str:
@@ -131,10 +152,9 @@ class ChatStreamTranslator:
         first chunk that carries anything but text for the part already streaming; its index
         (``len(chunks)`` when all were held).
 
-        Such a chunk has one choice, index 0, no finish reason, a delta of ``content`` and at
-        most ``role``, and no ``error``; its ``model`` and ``usage`` are noted. ``None`` (the
-        end of a stream) stops it too. One loop for the chunks of a network read, which are
-        nearly all such chunks: no call and no event per token.
+        Such a chunk is one :func:`text_only` takes; its ``model`` and ``usage`` are noted.
+        ``None`` (the end of a stream) stops it too. One loop for the chunks of a network read,
+        which are nearly all such chunks: no event per token.
         """
         if self._text_index is None or not (self._think is None or self._think.passthrough):
             return start
@@ -144,23 +164,10 @@ class ChatStreamTranslator:
         count = len(chunks)
         while index < count:
             chunk = chunks[index]
-            if chunk is None or chunk.get("error"):
+            if chunk is None:
                 break
-            choices = chunk.get("choices")
-            if type(choices) is not list or len(choices) != 1:
-                break
-            choice = choices[0]
-            if type(choice) is not dict or choice.get("finish_reason") is not None:
-                break
-            if choice.get("index", 0) not in (0, None):
-                break
-            delta = choice.get("delta")
-            if type(delta) is not dict or not (
-                len(delta) == 1 or (len(delta) == 2 and "role" in delta)
-            ):
-                break
-            content = delta.get("content")
-            if type(content) is not str:
+            content = text_only(chunk)
+            if content is None:
                 break
             if content:
                 text.append(content)

@@ -26,7 +26,7 @@ from itertools import repeat
 from typing import TYPE_CHECKING, Any, cast
 
 from forge_cli.api_keys import check_api_key, key_source
-from forge_cli.backends._chat_stream import ChatStreamTranslator
+from forge_cli.backends._chat_stream import ChatStreamTranslator, text_only
 from forge_cli.backends._early import EarlySending
 from forge_cli.errors import BackendConnectionError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
@@ -367,23 +367,8 @@ class _Template:
         (as ``ChatStreamTranslator.hold_texts`` takes it) and the text can be cut out of the
         line unambiguously."""
         chunk = whole_object(line[6:].rstrip(), max_depth)
-        if chunk is None or chunk.get("error"):
-            return None
-        choices = chunk.get("choices")
-        if type(choices) is not list or len(choices) != 1:
-            return None
-        choice = choices[0]
-        if type(choice) is not dict or choice.get("finish_reason") is not None:
-            return None
-        if choice.get("index", 0) not in (0, None):
-            return None
-        delta = choice.get("delta")
-        if type(delta) is not dict or not (
-            len(delta) == 1 or (len(delta) == 2 and "role" in delta)
-        ):
-            return None
-        text = delta.get("content")
-        if type(text) is not str or not text or _UNSAFE_IN_STRING.search(text):
+        text = None if chunk is None else text_only(chunk)
+        if chunk is None or not text or _UNSAFE_IN_STRING.search(text):
             return None
         quoted = f'"{text}"'
         if line.count(quoted) != 1:
