@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["RunClock", "on_prompt", "prompt_active", "prompting"]
+__all__ = ["PausableClock", "on_prompt", "prompt_active", "prompting"]
 
 _Listener = tuple[Callable[[], None], Callable[[], None]]
 _listeners: list[_Listener] = []
@@ -56,36 +56,50 @@ def prompting() -> Iterator[None]:
                 resume()
 
 
-class RunClock:
-    """Seconds since it was made, less the time prompts waited for the user meanwhile: the time a
-    run of the program took, for budgets such as ``--max-time`` that a person thinking over an
-    approval question must not use up. A wait still going counts up to when it started. It
-    follows prompts (:func:`on_prompt`) until :meth:`close`."""
+class PausableClock:
+    """A clock that stands still while paused: every reading leaves the pauses out.
 
-    __slots__ = ("_clock", "_remove", "_since", "_started", "_waited")
+    What an answer is timed with (``render.timing.ItemClock``) and what the agent loop measures
+    its time budget with: a person thinking over an approval question uses up neither. Paused
+    while a prompt waits for the user once :meth:`follow_prompts` was called."""
+
+    __slots__ = ("_clock", "_paused_at", "_waited", "started")
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._started = clock()
         self._waited = 0.0
-        self._since: float | None = None
-        self._remove = on_prompt(self._pause, self._resume)
+        self._paused_at: float | None = None
+        self.started = clock()
 
-    def _pause(self) -> None:
-        if self._since is None:
-            self._since = self._clock()
-
-    def _resume(self) -> None:
-        if self._since is not None:
-            self._waited += self._clock() - self._since
-            self._since = None
+    def now(self) -> float:
+        """The current reading: the clock's, less the time spent paused (standing still while
+        paused)."""
+        raw = self._paused_at if self._paused_at is not None else self._clock()
+        return raw - self._waited
 
     def elapsed(self) -> float:
-        """Seconds of the run so far, the prompts' waits left out."""
-        now = self._since if self._since is not None else self._clock()
-        return max(0.0, now - self._started - self._waited)
+        """Seconds since the clock was made, the pauses left out."""
+        return max(0.0, self.now() - self.started)
 
-    def close(self) -> None:
-        """Stop following prompts (a wait still going ends here)."""
-        self._resume()
-        self._remove()
+    def pause(self) -> None:
+        """Stop counting until :meth:`resume`."""
+        if self._paused_at is None:
+            self._paused_at = self._clock()
+
+    def resume(self) -> None:
+        """Count again, the pause left out of every reading."""
+        if self._paused_at is not None:
+            self._waited += self._clock() - self._paused_at
+            self._paused_at = None
+
+    def waited(self) -> float:
+        """Seconds spent paused, a pause still going counted up to now."""
+        ongoing = 0.0
+        if self._paused_at is not None:
+            ongoing = max(0.0, self._clock() - self._paused_at)
+        return self._waited + ongoing
+
+    def follow_prompts(self) -> Callable[[], None]:
+        """Pause while a prompt waits for the user (:func:`prompting`); returns the function
+        that stops following them."""
+        return on_prompt(self.pause, self.resume)

@@ -37,7 +37,7 @@ from forge_cli.agent.events import (
 from forge_cli.agent.state import AgentState
 from forge_cli.backends.base import Backend
 from forge_cli.errors import UsageError
-from forge_cli.prompting import RunClock
+from forge_cli.prompting import PausableClock
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.guards import is_function_call
 from forge_cli.protocol.items import FunctionCall, FunctionCallOutput, OutputItem
@@ -99,15 +99,16 @@ class AgentLoop:
         """Yield snapshots and events; the last update is :class:`LoopFinished`.
 
         The time budget counts the run's time, not the user's: the time an approval question
-        waits for an answer is left out (:class:`forge_cli.prompting.RunClock`)."""
-        started = RunClock(self.clock)
+        waits for an answer is left out (:class:`forge_cli.prompting.PausableClock`)."""
+        timer = PausableClock(self.clock)
+        stop_following = timer.follow_prompts()
         try:
-            async for update in self._run(request, started):
+            async for update in self._run(request, timer):
                 yield update
         finally:
-            started.close()
+            stop_following()
 
-    async def _run(self, request: Request, started: RunClock) -> AsyncIterator[LoopUpdate]:
+    async def _run(self, request: Request, timer: PausableClock) -> AsyncIterator[LoopUpdate]:
         definitions, dropped = self.executor.definitions()
         state = AgentState(request, tools=definitions)
         run_id = f"resp_{uuid.uuid4().hex[:24]}"
@@ -125,7 +126,7 @@ class AgentLoop:
             try:
                 while True:
                     try:
-                        update = await self._next_update(turns, started)
+                        update = await self._next_update(turns, timer)
                     except StopAsyncIteration:
                         break
                     except TimeoutError:  # the time budget ran out while the model was silent
@@ -138,7 +139,7 @@ class AgentLoop:
                         yield last
                     else:
                         yield update
-                    if self._time_used(started) is not None:
+                    if self._time_used(timer) is not None:
                         cut = True
                         break
             finally:
@@ -148,7 +149,7 @@ class AgentLoop:
             if cut and turn is None:  # stopped mid-reply: keep what arrived, run no calls
                 partial = [i for i in last.output[len(state.items) :] if not is_function_call(i)]
                 state.items.extend(partial)
-                yield self._exhausted("time", started)
+                yield self._exhausted("time", timer)
                 status = "time_limit"
                 break
             if turn is None:
@@ -158,10 +159,10 @@ class AgentLoop:
             if turn.status != "completed" or not turn.calls:
                 status = "completed" if turn.status == "completed" else "incomplete"
                 break
-            budget = self._budget_left(state, started)
+            budget = self._budget_left(state, timer)
             if budget is not None:
                 self._skip(state, turn.calls, f"not run: the {budget} budget ran out")
-                yield self._exhausted(budget, started, state)
+                yield self._exhausted(budget, timer, state)
                 status = "time_limit" if budget == "time" else "token_limit"
                 break
             if state.iteration >= self.max_iterations:
@@ -183,9 +184,9 @@ class AgentLoop:
                 yield Notice("a tool call was blocked; the run stops here")
                 status = "blocked"
                 break
-            budget = self._budget_left(state, started)
+            budget = self._budget_left(state, timer)
             if budget is not None:  # the results are kept; no further request is made
-                yield self._exhausted(budget, started, state)
+                yield self._exhausted(budget, timer, state)
                 status = "time_limit" if budget == "time" else "token_limit"
                 break
         final = self._final(run_id, state, status, last)
@@ -195,33 +196,35 @@ class AgentLoop:
 
     # -- budgets ----------------------------------------------------------------------------
 
-    async def _next_update(self, turns: AsyncIterator[TurnUpdate], started: RunClock) -> TurnUpdate:
+    async def _next_update(
+        self, turns: AsyncIterator[TurnUpdate], timer: PausableClock
+    ) -> TurnUpdate:
         """The driver's next update, waiting no longer than the time budget allows."""
         if self.max_time is None:
             return await anext(turns)
-        left = max(0.0, self.max_time - started.elapsed())
+        left = max(0.0, self.max_time - timer.elapsed())
         return await asyncio.wait_for(anext(turns), timeout=left)
 
-    def _time_used(self, started: RunClock) -> float | None:
+    def _time_used(self, timer: PausableClock) -> float | None:
         """Seconds used, when they reach the time budget (else ``None``)."""
         if self.max_time is None:
             return None
-        used = started.elapsed()
+        used = timer.elapsed()
         return used if used >= self.max_time else None
 
-    def _budget_left(self, state: AgentState, started: RunClock) -> str | None:
+    def _budget_left(self, state: AgentState, timer: PausableClock) -> str | None:
         """``"time"`` or ``"tokens"`` when that budget is used up, else ``None``."""
-        if self._time_used(started) is not None:
+        if self._time_used(timer) is not None:
             return "time"
         if self.token_budget is not None and state.usage.total_tokens >= self.token_budget:
             return "tokens"
         return None
 
     def _exhausted(
-        self, budget: str, started: RunClock, state: AgentState | None = None
+        self, budget: str, timer: PausableClock, state: AgentState | None = None
     ) -> BudgetExhausted:
         if budget == "time":
-            return BudgetExhausted("time", float(self.max_time or 0), started.elapsed())
+            return BudgetExhausted("time", float(self.max_time or 0), timer.elapsed())
         used = state.usage.total_tokens if state is not None else 0
         return BudgetExhausted("tokens", float(self.token_budget or 0), float(used))
 

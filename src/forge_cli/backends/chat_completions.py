@@ -376,11 +376,12 @@ class _Template:
         start = line.index(quoted) + 1
         prefix, suffix = line[:start], line[start + len(text) :]
         probe = "ab" if text != "ab" else "cd"
-        expected = whole_object(line[6:].rstrip(), max_depth)
-        assert expected is not None  # it parsed a moment ago
-        expected["choices"][0]["delta"]["content"] = probe
-        if whole_object(f"{prefix}{probe}{suffix}"[6:].rstrip(), max_depth) != expected:
+        probed = whole_object(f"{prefix}{probe}{suffix}"[6:].rstrip(), max_depth)
+        if probed is None or text_only(probed) != probe:
             return None  # the text was not where it seemed (it cannot be cut out alone)
+        probed["choices"][0]["delta"]["content"] = text
+        if probed != chunk:
+            return None  # the cut changed something else as well
         return cls(prefix, suffix, chunk)
 
     def run(self, usual: list[str], lines: list[str]) -> TextRun | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from forge_cli.prompting import on_prompt
+from forge_cli.prompting import PausableClock, on_prompt
 
 __all__ = ["Clock", "ItemClock", "format_elapsed"]
 
@@ -25,22 +25,11 @@ Clock = Callable[[], float]
 class ItemClock:
     """First-seen and first-seen-done times per item key."""
 
-    __slots__ = (
-        "_clock",
-        "_done",
-        "_end",
-        "_first_output",
-        "_paused_at",
-        "_seen",
-        "_waited",
-        "started",
-    )
+    __slots__ = ("_done", "_end", "_first_output", "_seen", "_time", "started")
 
     def __init__(self, clock: Clock = time.monotonic) -> None:
-        self._clock = clock
-        self._waited = 0.0
-        self._paused_at: float | None = None
-        self.started = clock()
+        self._time = PausableClock(clock)
+        self.started = self._time.started
         self._seen: dict[str, float] = {}
         self._done: dict[str, float] = {}
         self._first_output: float | None = None
@@ -49,19 +38,17 @@ class ItemClock:
     def now(self) -> float:
         """The current reading: the clock's, less the time spent paused (standing still while
         paused)."""
-        raw = self._paused_at if self._paused_at is not None else self._clock()
-        return raw - self._waited
+        return self._time.now()
 
     def pause(self) -> None:
-        """The user is being asked something: stop counting until :meth:`resume`."""
-        if self._paused_at is None and self._end is None:
-            self._paused_at = self._clock()
+        """The user is being asked something: stop counting until :meth:`resume` (not once the
+        answer ended)."""
+        if self._end is None:
+            self._time.pause()
 
     def resume(self) -> None:
         """The user answered: count again, the wait left out of every reading."""
-        if self._paused_at is not None:
-            self._waited += self._clock() - self._paused_at
-            self._paused_at = None
+        self._time.resume()
 
     def follow_prompts(self) -> Callable[[], None]:
         """Pause while a prompt waits for the user (:func:`forge_cli.prompting.prompting`);
@@ -70,10 +57,7 @@ class ItemClock:
 
     def waited(self) -> float:
         """Seconds spent paused (waiting for the user), up to now or the end of the answer."""
-        ongoing = 0.0
-        if self._paused_at is not None:
-            ongoing = max(0.0, self._clock() - self._paused_at)
-        return self._waited + ongoing
+        return self._time.waited()
 
     def observe(self, key: str, done: bool, now: float) -> None:
         """Note that item ``key`` was seen at ``now`` (and whether it was finished)."""
