@@ -140,7 +140,12 @@ def test_responses_stream_helper_get_final_response(client: OpenAI, vector_store
 
 
 def test_non_streaming_create(client: OpenAI, vector_store_id: str) -> None:
-    response = client.responses.create(model="forge", input=QUESTION, tools=_tools(vector_store_id))  # type: ignore[arg-type]
+    response = client.responses.create(
+        model="forge",
+        input=QUESTION,
+        tools=_tools(vector_store_id),  # type: ignore[arg-type]
+        include=["file_search_call.results"],  # as OpenAI: results only when asked for
+    )
     _check_final(response)
 
 

@@ -14,10 +14,16 @@ async def collect(events: AsyncIterator[StreamEvent]) -> list[StreamEvent]:
     return [event async for event in events]
 
 
+RESULTS = "file_search_call.results"
+
+
 def file_search_request(vector_store_id: str, question: str, **tool: Any) -> Request:
-    """A request with one file_search tool over ``vector_store_id``."""
+    """A request with one file_search tool over ``vector_store_id``, asking for the call's
+    results (returned only when asked for, as OpenAI does)."""
     spec = {"type": "file_search", "vector_store_ids": [vector_store_id], **tool}
-    return Request.model_validate({"model": "any", "input": question, "tools": [spec]})
+    return Request.model_validate(
+        {"model": "any", "input": question, "tools": [spec], "include": [RESULTS]}
+    )
 
 
 def check_structure(events: list[StreamEvent]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import check_structure, collect, file_search_request
+from engine_helpers import RESULTS, check_structure, collect, file_search_request
 
 from forge_cli.engine import RETRIEVAL_MODEL, Engine, EngineConfig
 from forge_cli.errors import NotFoundError, UsageError
@@ -111,16 +111,34 @@ async def test_vector_store_names_resolve_locally(engine: Engine) -> None:
 
 
 async def test_no_tools_searches_the_default_stores(engine: Engine, corpus) -> None:
-    final = _final(await collect(engine.stream(Request(model="m", input="Fresnel lens beam"))))
+    request = Request(model="m", input="Fresnel lens beam", include=[RESULTS])
+    final = _final(await collect(engine.stream(request)))
     assert final["output"][0]["type"] == "file_search_call"
     assert final["output"][0]["results"][0]["file_id"] == corpus.file_ids["lighthouse.md"]
+
+
+async def test_results_only_when_the_request_includes_them(engine: Engine, corpus) -> None:
+    request = Request.model_validate(
+        {"model": "m", "input": "Fresnel lens beam", "tools": [{"type": "file_search"}]}
+    )
+    search = _final(await collect(engine.stream(request)))["output"][0]
+    assert (search["type"], search["status"], search["results"]) == (
+        "file_search_call",
+        "completed",
+        None,
+    )
 
 
 async def test_file_search_without_vector_stores_searches_the_default_stores(
     engine: Engine, corpus
 ) -> None:
     request = Request.model_validate(
-        {"model": "m", "input": "Fresnel lens beam", "tools": [{"type": "file_search"}]}
+        {
+            "model": "m",
+            "input": "Fresnel lens beam",
+            "tools": [{"type": "file_search"}],
+            "include": [RESULTS],
+        }
     )
     final = _final(await collect(engine.stream(request)))
     search = final["output"][0]

@@ -274,12 +274,13 @@ class ChatStreamTranslator:
         refusal = delta.get("refusal")
         if isinstance(refusal, str) and refusal:
             events.extend(self._refusal_delta(refusal))
-        annotations = delta.get("annotations")
-        if isinstance(annotations, list):
-            for raw in annotations:
-                annotation = _annotation(raw)
-                if annotation is not None:
-                    events.extend(self._annotation(annotation))
+        for key in ("annotations", "file_citations"):  # the second: forge serve's own
+            annotations = delta.get(key)
+            if isinstance(annotations, list):
+                for raw in annotations:
+                    annotation = _annotation(raw)
+                    if annotation is not None:
+                        events.extend(self._annotation(annotation))
         calls = delta.get("tool_calls")
         if isinstance(calls, list):
             for position, fragment in enumerate(calls):

@@ -23,7 +23,12 @@ if TYPE_CHECKING:
         new_conversation_id,
         strip_credentials,
     )
-    from forge_cli.conversations.requests import INTERRUPTED_MARK, build_request, tool_definitions
+    from forge_cli.conversations.requests import (
+        INTERRUPTED_MARK,
+        build_request,
+        result_includes,
+        tool_definitions,
+    )
     from forge_cli.conversations.store import ConversationStore, Listing
 
 __all__ = [
@@ -38,6 +43,7 @@ __all__ = [
     "build_request",
     "first_request_wire",
     "new_conversation_id",
+    "result_includes",
     "sources_of",
     "strip_credentials",
     "to_json",
@@ -61,6 +67,7 @@ _WHERE = {
     "sources_of": "export",
     "to_json": "export",
     "to_markdown": "export",
+    "result_includes": "requests",
     "tool_definitions": "requests",
 }
 

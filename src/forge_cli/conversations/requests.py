@@ -21,7 +21,7 @@ from forge_cli.protocol.tools import (
     WebSearchTool,
 )
 
-__all__ = ["INTERRUPTED_MARK", "build_request", "tool_definitions"]
+__all__ = ["INTERRUPTED_MARK", "build_request", "result_includes", "tool_definitions"]
 
 INTERRUPTED_MARK = "[interrupted]"
 """Appended to a partial answer when it is resent as history."""
@@ -39,6 +39,14 @@ def tool_definitions(names: list[str], vector_stores: list[str]) -> list[Tool]:
         "code-interpreter": CodeInterpreterTool,
     }
     return [factories[name]() for name in names if name in factories]
+
+
+def result_includes(tools: list[Tool]) -> list[str] | None:
+    """The request's ``include``: file search results, which the Responses API (OpenAI's and
+    ``forge serve``'s) returns on the call only when asked, for the tool tree and ``--json``."""
+    if any(isinstance(tool, FileSearchTool) for tool in tools):
+        return ["file_search_call.results"]
+    return None
 
 
 def _history(conversation: Conversation) -> list[InputItem]:
@@ -68,11 +76,13 @@ def build_request(
     sampling: dict[str, Any] = {}
     if settings.top_p is not None:
         sampling["top_p"] = settings.top_p  # a field both APIs take, kept as a wire extra
+    tools = tool_definitions(settings.tools, settings.vector_stores)
     return Request(
         model=settings.model or model,
         input=items,
         instructions=settings.instructions,
-        tools=tool_definitions(settings.tools, settings.vector_stores),
+        tools=tools,
+        include=result_includes(tools),
         previous_response_id=previous,
         effort=settings.effort,
         temperature=settings.temperature,

@@ -197,6 +197,9 @@ def _chat_annotation(annotation: dict[str, Any]) -> dict[str, Any]:
     return {"type": "url_citation", "url_citation": {k: annotation.get(k) for k in keys}}
 
 
+FILE_CITATIONS = "file_citations"
+"""The message (and delta) key of ``forge serve``'s file citations over Chat Completions."""
+
 _FINISH = {"completed": "stop", "incomplete": "length", "failed": "stop"}
 
 
@@ -212,6 +215,10 @@ class ChatTranslator:
     reasoning: list[str] = field(default_factory=list)
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     annotations: list[dict[str, Any]] = field(default_factory=list)
+    """``url_citation`` annotations: the only kind the Chat Completions API (and its SDK) has."""
+    file_citations: list[dict[str, Any]] = field(default_factory=list)
+    """Every other kind (``file_citation``), in the Responses shape, under a key of its own so
+    the message still validates against the SDK's ``ChatCompletion`` (docs/serve.md)."""
     usage: dict[str, int] | None = None
     finish_reason: str | None = None
     error: dict[str, Any] | None = None
@@ -242,8 +249,12 @@ class ChatTranslator:
             out.append(self._chunk({"reasoning_content": data.get("delta", "")}))
         elif kind == "response.output_text.annotation.added":
             annotation = _chat_annotation(data.get("annotation") or {})
-            self.annotations.append(annotation)
-            out.append(self._chunk({"annotations": [annotation]}))
+            if annotation.get("type") == "url_citation":
+                self.annotations.append(annotation)
+                out.append(self._chunk({"annotations": [annotation]}))
+            else:
+                self.file_citations.append(annotation)
+                out.append(self._chunk({FILE_CITATIONS: [annotation]}))
         elif kind == "response.output_item.done" and data["item"].get("type") == "function_call":
             item = data["item"]
             call = {
@@ -292,6 +303,8 @@ class ChatTranslator:
             message["reasoning_content"] = "".join(self.reasoning)
         if self.annotations:
             message["annotations"] = self.annotations
+        if self.file_citations:
+            message[FILE_CITATIONS] = self.file_citations
         return {
             "id": self.completion_id,
             "object": "chat.completion",

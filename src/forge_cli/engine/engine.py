@@ -220,7 +220,7 @@ def _usage(counts: dict[str, int]) -> dict[str, Any]:
     inp, out = counts.get("input_tokens", 0), counts.get("output_tokens", 0)
     return {
         "input_tokens": inp,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
         "output_tokens": out,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": inp + out,

@@ -143,7 +143,9 @@ async def run_file_search(
             result["page"] = hit.page
         results.append(result)
     outcome.text = search_text(query, outcome.passages)
-    for event in run.finish(results=results):
+    include = ctx.emitter.request.include or ()
+    shown = results if "file_search_call.results" in include else None  # as OpenAI
+    for event in run.finish(results=shown):
         yield event
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from forge_cli.conversations import tool_definitions
+from forge_cli.conversations import result_includes, tool_definitions
 from forge_cli.evaluation.cases import EvalCase
 from forge_cli.protocol.request import InputMessage, Request
 
@@ -34,11 +34,13 @@ def build_case_request(case: EvalCase, defaults: RequestDefaults) -> Request:
     tools = case.tools if case.tools is not None else defaults.tools
     if not tools and case.vector_store_ids:
         tools = ("file-search",)
+    definitions = tool_definitions(list(tools), list(stores))
     return Request(
         model=defaults.model,
         input=[InputMessage(role="user", content=case.question)],
         instructions=defaults.instructions,
-        tools=tool_definitions(list(tools), list(stores)),
+        tools=definitions,
+        include=result_includes(definitions),
         effort=defaults.effort,
         stream=True,
     )
