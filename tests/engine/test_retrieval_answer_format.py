@@ -3,6 +3,7 @@ plain statement that no model is configured with how to configure one."""
 
 from __future__ import annotations
 
+import io
 import re
 import sys
 from pathlib import Path
@@ -160,3 +161,59 @@ def test_adjacent_list_items_stay_apart_in_a_quote() -> None:
     code = "```sh\nforge config set web search\nforge ask web search\n```\n"
     [lines] = _quotes([Passage(1, code, "a.md")], "web search")
     assert lines.text == "`forge config set web search`; `forge ask web search`"
+
+
+REST = (
+    "Numeric types\n"
+    "=============\n\n"
+    "Implement __complex__ to support :func:`complex`. A string holding \\\\ is one backslash;\n"
+    "see ``repr()`` and the *args form.\n\n"
+    ">>> import json\n"
+    ">>> json.dumps([1, 2])\n"
+    "'[1, 2]'\n\n"
+    ".. note::\n"
+    "   The **default** protocol is used when __complex__ is missing.\n"
+)
+
+
+def _shown(markdown: str) -> str:
+    """What the rich view draws of ``markdown`` (rich's Markdown, which the view mirrors)."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    console = Console(width=200, record=True, color_system=None, file=io.StringIO())
+    console.print(Markdown(markdown))
+    return console.export_text()
+
+
+async def test_quotes_of_a_plain_source_are_shown_as_written(tmp_path: Path) -> None:
+    """Issue 30 item 12: reST/plain sources are quoted verbatim, their own markup removed and
+    nothing in them read as Markdown (no nested quote bars, no eaten underscores)."""
+    with KnowledgeStore(tmp_path / "k.db") as store:
+        vs = store.create_vector_store("s").id
+        store.add_file(REST.encode(), "numbers.rst.txt", vector_store_id=vs)
+        content = await _answer(store, vs, "how to implement __complex__ complex json dumps")
+    shown = _shown(content["text"])
+    assert "__complex__" in shown
+    assert "▌ ▌" not in shown
+    assert ">>>" not in content["text"]
+    assert "import json" in shown
+    assert ":func:" not in shown
+    assert "complex" in shown
+    content2 = None
+    with KnowledgeStore(tmp_path / "k2.db") as store:
+        vs = store.create_vector_store("s").id
+        store.add_file(REST.encode(), "numbers.txt", vector_store_id=vs)
+        content2 = await _answer(store, vs, "string holding backslash")
+    shown2 = _shown(content2["text"])
+    assert "\\\\ is one backslash" in shown2
+    assert "*args" in shown2
+
+
+async def test_quotes_of_a_markdown_source_keep_its_markdown(tmp_path: Path) -> None:
+    with KnowledgeStore(tmp_path / "k.db") as store:
+        vs = store.create_vector_store("s").id
+        store.add_file(b"# Tips\n\nUse **bold** for the keeper's log.", "tips.md", vector_store_id=vs)
+        content = await _answer(store, vs, "keeper log bold")
+    assert "**bold**" in content["text"]
+    assert "bold for the keeper" in _shown(content["text"])

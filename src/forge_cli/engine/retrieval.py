@@ -62,17 +62,25 @@ class _Quote:
     score: float
 
 
-def _units(text: str) -> list[_Unit]:
+def _units(text: str, markdown: bool = True) -> list[_Unit]:
     """Sentences of prose, list items, single lines of code and table rows, in order, without
-    Markdown markers."""
+    Markdown markers.
+
+    A source that is not Markdown (``markdown`` false: reStructuredText, plain text, a page's
+    text, a PDF) loses its own markup (doctest prompts, directives, roles, reST emphasis) and is
+    quoted literally: the answer is drawn as Markdown, so a word that Markdown would read
+    (``__complex__`` as emphasis, ``\\`` as an escape) goes into a code span.
+    """
     units: list[_Unit] = []
     in_code = False
     paragraph: list[str] = []
     in_item = False
+    prose = (lambda part: part) if markdown else _literal
+    in_doctest = False
 
     def flush(heading: bool = False) -> None:
         if paragraph:
-            joined = " ".join(paragraph)
+            joined = prose(" ".join(paragraph))
             parts = [joined] if heading else _sentences(joined)
             units.extend(_Unit(s.strip(), heading, in_item) for s in parts if s.strip())
             paragraph.clear()
@@ -87,6 +95,19 @@ def _units(text: str) -> list[_Unit]:
             if line:
                 units.append(_Unit(_code(line), item=True))
             continue
+        if not markdown:
+            in_doctest = bool(line) and (in_doctest or bool(_DOCTEST.match(line)))
+            if in_doctest:  # an interactive example and its output: code, prompts removed
+                flush()
+                code = _DOCTEST.sub("", line)
+                if code:
+                    units.append(_Unit(_code(code), item=True))
+                continue
+            if line.startswith(".. "):  # a directive or comment: its marker is not content
+                flush()
+                raw = line = _DIRECTIVE.sub("", line).strip()
+                if not line:
+                    continue
         if line.startswith("|"):
             flush()  # a table row is a unit of its own; separator rows are dropped
             if not set(line) <= set("-=|: "):
@@ -102,6 +123,56 @@ def _units(text: str) -> list[_Unit]:
                 flush(heading=True)
     flush()
     return units
+
+
+_DOCTEST = re.compile(r"^(?:>>>|\.\.\.)(?:\s|$)")
+_DIRECTIVE = re.compile(r"^\.\.\s+(?:[\w:-]+::)?")
+_REST_ROLE = re.compile(r":[\w.+-]+:`([^`]+)`")
+_REST_LINK = re.compile(r"`([^`<]+?)\s*<[^>]*>`__?")
+_REST_LITERAL = re.compile(r"``(.+?)``")
+_REST_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?)(?=\S)([^*]+?)(?<=\S)\1(?![\w*])")
+_ACTIVE = frozenset("\\*_<>`")
+"""Characters Markdown may read as markup inside a line (``#``, ``>`` and list markers only
+count at its start, which a quote never is; ``[`` only as a link, ``~`` only doubled)."""
+_ACTIVE_PAIRS = ("](", "~~")
+_TRAILING = ".,;:!?\"'"
+
+
+def _literal(text: str) -> str:
+    """Plain ``text`` (with reST inline markup) as Markdown that shows it as written: roles and
+    inline literals become code spans, reST emphasis and link markup go, ``::`` ends as ``:``,
+    and any other word holding a character Markdown would read goes into a code span."""
+    text = _REST_LINK.sub(r"\1", text)
+    text = _REST_ROLE.sub(lambda m: _code(m.group(1)), text)
+    text = _REST_LITERAL.sub(lambda m: _code(m.group(1)), text)
+    text = _REST_EMPHASIS.sub(r"\2", text)
+    if text.endswith("::"):
+        text = text[:-1]
+    parts: list[str] = []
+    last = 0
+    for span in _CODE_SPAN.finditer(text):
+        parts.extend((_literal_words(text[last : span.start()]), span.group(0)))
+        last = span.end()
+    parts.append(_literal_words(text[last:]))
+    return "".join(parts)
+
+
+def _literal_words(text: str) -> str:
+    words = re.split(r"(\s+)", text)
+    for index, word in enumerate(words):
+        if not _is_active(word) or not word.strip("*_"):  # a lone "*" opens nothing
+            continue
+        core = word.rstrip(_TRAILING)
+        while core.endswith(")") and core.count(")") > core.count("("):
+            core = core[:-1].rstrip(_TRAILING)
+        if not _is_active(core):
+            core = word
+        words[index] = _code(core) + word[len(core) :]
+    return "".join(words)
+
+
+def _is_active(word: str) -> bool:
+    return bool(_ACTIVE.intersection(word)) or any(pair in word for pair in _ACTIVE_PAIRS)
 
 
 def _sentences(text: str) -> list[str]:
@@ -144,6 +215,14 @@ def _literal_backticks(text: str) -> str:
     return "".join(parts)
 
 
+def _is_markdown(passage: Passage) -> bool:
+    """Whether the passage's own text is Markdown (its markup is then the answer's too)."""
+    return passage.url is None and passage.filename.lower().endswith(_MARKDOWN_SUFFIXES)
+
+
+_MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mdx")
+
+
 def _stems(query: str) -> list[str]:
     return [t[: max(4, len(t) - 3)] for t in query_terms(query)]
 
@@ -166,7 +245,7 @@ def _scored_sentences(passage: Passage, query: str, limit: int) -> list[tuple[in
     A sentence scores by the share of query words (by stem) it contains; a sentence right after
     a chosen one is kept too when it continues it (e.g. the command after "run this:").
     """
-    units = _units(passage.text)
+    units = _units(passage.text, markdown=_is_markdown(passage))
     stems = _stems(query)
     scored: list[tuple[int, float]] = []
     heading_bonus = 0.0
