@@ -200,7 +200,6 @@ async def test_quotes_of_a_plain_source_are_shown_as_written(tmp_path: Path) -> 
     assert "import json" in shown
     assert ":func:" not in shown
     assert "complex" in shown
-    content2 = None
     with KnowledgeStore(tmp_path / "k2.db") as store:
         vs = store.create_vector_store("s").id
         store.add_file(REST.encode(), "numbers.txt", vector_store_id=vs)
@@ -213,7 +212,8 @@ async def test_quotes_of_a_plain_source_are_shown_as_written(tmp_path: Path) -> 
 async def test_quotes_of_a_markdown_source_keep_its_markdown(tmp_path: Path) -> None:
     with KnowledgeStore(tmp_path / "k.db") as store:
         vs = store.create_vector_store("s").id
-        store.add_file(b"# Tips\n\nUse **bold** for the keeper's log.", "tips.md", vector_store_id=vs)
+        tips = b"# Tips\n\nUse **bold** for the keeper's log."
+        store.add_file(tips, "tips.md", vector_store_id=vs)
         content = await _answer(store, vs, "keeper log bold")
     assert "**bold**" in content["text"]
     assert "bold for the keeper" in _shown(content["text"])
