@@ -1,5 +1,5 @@
 """How `forge ask` ends: without the interpreter's teardown once the answer is written and saved
-(cli/main.py ``end_without_teardown``), yet with every byte flushed, the conversation saved, the
+(cli/ending.py ``end_without_teardown``), yet with every byte flushed, the conversation saved, the
 ``atexit`` handlers run, other non-daemon threads joined and the exit code unchanged."""
 
 from __future__ import annotations

@@ -10,11 +10,12 @@ from __future__ import annotations
 import contextlib
 import os
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.api_keys import check_api_key
+from forge_cli.cli.endpoints import DEFAULT_BASE_URLS, api_key_env  # also exported here
 from forge_cli.cli.local_store import engine_config, open_local_store
 from forge_cli.config import Settings, conversations_dir
 from forge_cli.config.tools import LOCAL_UNAVAILABLE_TOOLS
@@ -59,29 +60,6 @@ __all__ = [
     "tool_output_guard",
     "warn",
 ]
-
-DEFAULT_BASE_URLS = {
-    "responses": "http://localhost:9999/v1",
-    "knowledge-forge": "http://localhost:9999/v1",
-    "chat": "http://localhost:11434/v1",
-}
-"""Used when a profile names an API kind but no URL (a local Knowledge Forge server, Ollama)."""
-
-
-def api_key_env(settings: Settings, environ: Mapping[str, str] | None = None) -> str:
-    """The environment variable the API key is read from (``forge doctor`` names it).
-
-    ``api_key_env`` (``--api-key-env``) when set. Otherwise ``FORGE_API_KEY`` when it is set, then,
-    for OpenAI-compatible servers (``responses`` and ``chat``), ``OPENAI_API_KEY``; Knowledge Forge
-    reads only ``FORGE_API_KEY``. With neither set, the variable a user would be told to set.
-    """
-    if settings.api_key_env:
-        return settings.api_key_env
-    env = os.environ if environ is None else environ
-    if settings.api == "knowledge-forge" or env.get("FORGE_API_KEY"):
-        return "FORGE_API_KEY"
-    return "OPENAI_API_KEY"
-
 
 BackendOverride = Callable[[Settings], "Backend | None"]
 """Builds the backend for a run instead of the settings, or returns ``None`` to let them decide."""

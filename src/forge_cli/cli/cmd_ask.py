@@ -27,7 +27,8 @@ from forge_cli.cli.build import (
     streams_straight,
     tool_output_guard,
 )
-from forge_cli.cli.main import EXIT_CODES_EPILOG, end_without_teardown
+from forge_cli.cli.commands import EXIT_CODES_EPILOG
+from forge_cli.cli.ending import end_without_teardown
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings
 from forge_cli.conversations.plain import new_conversation_id

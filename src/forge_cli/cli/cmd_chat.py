@@ -24,7 +24,7 @@ from forge_cli.cli.build import (
     stores_responses,
     tool_output_guard,
 )
-from forge_cli.cli.main import EXIT_CODES_EPILOG
+from forge_cli.cli.commands import EXIT_CODES_EPILOG
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings, history_path
 from forge_cli.conversations import Conversation, ConversationStore, SessionSettings

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from forge_cli.cli.endpoints import DEFAULT_BASE_URLS, api_key_env
 from forge_cli.cli.local_store import open_local_store
 from forge_cli.config import Settings
 from forge_cli.errors import ForgeError, Interrupted, KnowledgeError, UsageError
@@ -47,7 +48,6 @@ def build_knowledge_client(settings: Settings) -> KnowledgeClient:
             hint="use --api local, responses or knowledge-forge",
         )
     from forge_cli.backends.knowledge_http import HttpKnowledgeClient
-    from forge_cli.cli.build import DEFAULT_BASE_URLS, api_key_env
 
     return HttpKnowledgeClient(
         settings.base_url or DEFAULT_BASE_URLS[settings.api],

@@ -18,6 +18,7 @@ import click
 from forge_cli.__about__ import __version__
 from forge_cli._lazy import start_up_done
 from forge_cli.cli.commands import COMMANDS, EXIT_CODES_EPILOG, GROUP_HELP
+from forge_cli.cli.ending import end_without_teardown, leaving_at_once
 from forge_cli.cli.helpformat import ForgeContext, use_forge_help
 from forge_cli.errors import (
     EXIT_INTERRUPTED,
@@ -36,23 +37,6 @@ __all__ = ["COMMANDS", "EXIT_CODES_EPILOG", "LazyGroup", "cli", "end_without_tea
 _WARMING_UP = frozenset({"ask", "chat"})
 """Commands that load what they need on the warm-up thread after their start: the collector
 comes back on when that is done (``forge_cli._lazy.start_up_done``), not when they are loaded."""
-
-_leave_at_once = False
-"""Set by a command that has written and saved everything (see :func:`end_without_teardown`)."""
-
-
-def end_without_teardown() -> None:
-    """Let this process end without the interpreter's teardown once the command returns.
-
-    A one-shot command (``forge ask``) calls it after its answer is written and its conversation
-    saved. :func:`main` then flushes stdout and stderr, runs the ``atexit`` handlers (logging's
-    flush among them) and ends the process with the exit code at once: the teardown would free
-    every object one by one and run a last garbage collection -- ~0.1 s of CPU for an answer,
-    none of it useful once everything is written (benchmarks/PROFILE.md, "Plain path near the
-    floor"). Any other non-daemon thread still running makes it the usual exit.
-    """
-    global _leave_at_once
-    _leave_at_once = True
 
 
 class LazyGroup(click.Group):
@@ -239,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         _discard_stdout()
         reason = exc.strerror or type(exc).__name__
         code = code or _fail(f"could not write to standard output: {reason}", EXIT_RUNTIME)
-    if _leave_at_once:
+    if leaving_at_once():
         _leave(code)
     sys.exit(code)
 

@@ -14,10 +14,10 @@ from forge_cli.wording import shorten
 if TYPE_CHECKING:
     from forge_cli.knowledge.client import KnowledgeClient
     from forge_cli.knowledge.models import FileRecord, IngestResult, VectorStoreFile
-    from forge_cli.repl.session import ChatSession
+    from forge_cli.repl.commands.context import CommandSession
 
 
-def _knowledge(session: ChatSession) -> KnowledgeClient:
+def _knowledge(session: CommandSession) -> KnowledgeClient:
     if session.knowledge is None:
         raise UsageError("this backend offers no document store")
     return session.knowledge
@@ -51,7 +51,7 @@ def _upload_args(args: list[str]) -> tuple[list[Path], str | None]:
     "Upload files (directories are walked) into a vector store, made active",
     usage="/upload PATH... [--vs ID]",
 )
-async def upload_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def upload_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     from forge_cli.knowledge.client import ensure_vector_store, resolve_vector_store
 
     paths, vs = _upload_args(args)
@@ -97,7 +97,7 @@ def _result(result: IngestResult) -> Para:
 
 
 @command("docs", "List the documents of the active vector stores")
-async def docs_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def docs_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     from forge_cli.knowledge.client import list_documents
 
     docs = await list_documents(_knowledge(session), session.settings.vector_stores)
@@ -114,7 +114,7 @@ def _doc_id(doc: FileRecord | VectorStoreFile) -> str:
 
 
 @command("search", "Search the active vector stores", usage="/search QUERY")
-async def search_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def search_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     if not args:
         raise UsageError("usage: /search QUERY")
     from forge_cli.knowledge.client import search_stores

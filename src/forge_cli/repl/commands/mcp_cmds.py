@@ -11,13 +11,13 @@ from forge_cli.sanitize import sanitize_inline
 
 if TYPE_CHECKING:
     from forge_cli.mcp.manager import McpManager
-    from forge_cli.repl.session import ChatSession
+    from forge_cli.repl.commands.context import CommandSession
 
 USAGE = "/mcp [list | on NAME | off NAME]"
 _NAMES = "NAME is a server, or one tool as server__tool"
 
 
-def _manager(session: ChatSession) -> McpManager:
+def _manager(session: CommandSession) -> McpManager:
     manager = session.mcp
     if not manager:
         raise UsageError(
@@ -59,7 +59,7 @@ def _toggle(manager: McpManager, name: str, on: bool) -> str:
 
 @command("mcp", "MCP servers and tools", usage=USAGE,
          arguments=("list", "on", "off"))  # fmt: skip
-async def mcp_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def mcp_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     manager = _manager(session)
     if not args or args == ["list"]:
         await manager.prepare()  # listing is a reason to start them

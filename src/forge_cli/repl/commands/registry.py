@@ -1,6 +1,7 @@
 """The slash-command registry: small handlers that return values, looked up by name or alias.
 
-A handler gets the chat session and the arguments (split like a shell would, so quoted paths
+A handler gets the chat session (as :class:`~forge_cli.repl.commands.context.CommandSession`,
+the part of it commands use) and the arguments (split like a shell would, so quoted paths
 with spaces work) and returns a :class:`CommandResult`; it never prints control flow decisions
 itself and never ends the session by raising. Errors are raised as :mod:`forge_cli.errors` types
 and the session prints them as one line.
@@ -16,8 +17,8 @@ from typing import TYPE_CHECKING
 from forge_cli.errors import UsageError
 
 if TYPE_CHECKING:
+    from forge_cli.repl.commands.context import CommandSession
     from forge_cli.repl.layout import Block
-    from forge_cli.repl.session import ChatSession
 
 __all__ = ["REGISTRY", "Command", "CommandRegistry", "CommandResult", "Handler", "command"]
 
@@ -35,7 +36,7 @@ class CommandResult:
     exit: bool = False
 
 
-Handler = Callable[["ChatSession", list[str]], Awaitable[CommandResult]]
+Handler = Callable[["CommandSession", list[str]], Awaitable[CommandResult]]
 
 
 @dataclass(frozen=True)

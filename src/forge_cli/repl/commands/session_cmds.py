@@ -11,7 +11,7 @@ from forge_cli.repl.layout import Columns, Para, numbered
 from forge_cli.wording import plain_preview, shorten
 
 if TYPE_CHECKING:
-    from forge_cli.repl.session import ChatSession
+    from forge_cli.repl.commands.context import CommandSession
 
 ON_OFF = ("on", "off")
 
@@ -24,7 +24,7 @@ def on_off(args: list[str], what: str) -> bool:
 
 
 @command("help", "Show the commands", aliases=("?",))
-async def help_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def help_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     rows = [(c.usage, _summary(c.summary, c.aliases)) for c in REGISTRY]
     return CommandResult(
         message=[
@@ -40,12 +40,12 @@ def _summary(summary: str, aliases: tuple[str, ...]) -> str:
 
 
 @command("exit", "Leave the chat (it is saved)", aliases=("quit", "q"))
-async def exit_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def exit_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     return CommandResult(exit=True)
 
 
 @command("clear", "Start over with the same settings; the transcript so far stays saved")
-async def clear_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def clear_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     old = session.conversation
     if not old.turns:
         return CommandResult(message="Nothing to clear.")
@@ -60,14 +60,14 @@ async def clear_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 
 
 @command("new", "Start a new conversation with the same settings")
-async def new_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def new_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     session.save()
     session.replace_conversation(session.conversation.fresh_copy())
     return CommandResult(message=f"New conversation {session.conversation.id}.")
 
 
 @command("status", "Show backend, model, tools, vector stores and tokens")
-async def status_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def status_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     conv, settings = session.conversation, session.settings
     rows = [
         ("conversation", f"{conv.id}{f' ({conv.name})' if conv.name else ''}"),
@@ -82,7 +82,7 @@ async def status_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     return CommandResult(message=[Columns(rows, indent=0, gap=1, min_right=16, under=2)])
 
 
-def _scope_rows(session: ChatSession) -> list[tuple[str, str]]:
+def _scope_rows(session: CommandSession) -> list[tuple[str, str]]:
     settings = session.settings
     if not settings.tools and session.conversation.api == "local":
         scope = session.default_scope or "all stores"
@@ -97,7 +97,7 @@ def _scope_rows(session: ChatSession) -> list[tuple[str, str]]:
 
 
 @command("debug", "Turn debug output on or off", usage="/debug on|off", arguments=ON_OFF)
-async def debug_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def debug_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     from forge_cli.logs import set_debug
 
     session.debug = on_off(args, "debug")
@@ -106,7 +106,7 @@ async def debug_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 
 
 @command("history", "Show the last N exchanges (default 10)", usage="/history [N]")
-async def history_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def history_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     try:
         count = int(args[0]) if args else 10
     except ValueError:
@@ -129,7 +129,7 @@ async def history_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 
 
 @command("sources", "Show the sources of the last answer")
-async def sources_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def sources_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     from forge_cli.conversations.export import sources_of
 
     last = session.last_response
@@ -140,7 +140,7 @@ async def sources_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 
 
 @command("copy", "Copy the last answer to the clipboard")
-async def copy_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def copy_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     from forge_cli.repl.clipboard import copy_text
 
     last = session.last_response
@@ -157,7 +157,7 @@ async def copy_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 
 
 @command("retry", "Ask the last question again")
-async def retry_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def retry_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     turns = session.conversation.turns
     if not turns:
         raise UsageError("nothing to retry yet")
@@ -166,7 +166,7 @@ async def retry_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 
 
 @command("edit", "Write the next message in $EDITOR")
-async def edit_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def edit_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     if session.editor is None:
         raise UsageError("no editor available here", hint="set $EDITOR")
     text = session.editor(" ".join(args)).strip()

@@ -13,10 +13,10 @@ from forge_cli.repl.layout import Block, Columns, Para
 from forge_cli.wording import plural
 
 if TYPE_CHECKING:
-    from forge_cli.repl.session import ChatSession
+    from forge_cli.repl.commands.context import CommandSession
 
 
-def _tool_list(session: ChatSession) -> list[Para]:
+def _tool_list(session: CommandSession) -> list[Para]:
     enabled = session.settings.tools
     lines = [f"  [{'x' if name in enabled else ' '}] {name}" for name in TOOL_NAMES]
     lines += [f"  [x] functions of {path}" for path in session.function_files]
@@ -24,12 +24,12 @@ def _tool_list(session: ChatSession) -> list[Para]:
 
 
 @command("tools", "List tools and whether each is on")
-async def tools_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def tools_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     return CommandResult(message=[Para("Tools:"), *_tool_list(session)])
 
 
 @command("tool", "Turn a tool on or off", usage="/tool on|off NAME", arguments=("on", "off"))
-async def tool_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def tool_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     if len(args) != 2:
         raise UsageError("usage: /tool on|off NAME", hint=f"tools: {', '.join(TOOL_NAMES)}")
     enable = on_off(args[:1], "tool")
@@ -45,7 +45,7 @@ async def tool_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     return CommandResult(message=f"{name} {'on' if enable else 'off'}.")
 
 
-async def _vs_list(session: ChatSession) -> list[Block]:
+async def _vs_list(session: CommandSession) -> list[Block]:
     active = session.settings.vector_stores
     lines: list[Block] = [Para(f"Active: {', '.join(active) or 'none'}", hang=len("Active: "))]
     if session.knowledge is not None:
@@ -63,7 +63,7 @@ async def _vs_list(session: ChatSession) -> list[Block]:
     return lines
 
 
-async def _known(session: ChatSession, refs: list[str]) -> list[str]:
+async def _known(session: CommandSession, refs: list[str]) -> list[str]:
     """``refs`` resolved to store ids; an unknown or ambiguous name is refused now, not at the
     next question."""
     if session.knowledge is None:
@@ -73,7 +73,7 @@ async def _known(session: ChatSession, refs: list[str]) -> list[str]:
     return [(await resolve_vector_store(session.knowledge, ref)).id for ref in refs]
 
 
-async def _aliases(session: ChatSession, refs: list[str]) -> set[str]:
+async def _aliases(session: CommandSession, refs: list[str]) -> set[str]:
     """``refs`` with the id and name of each store they name: a store made active by name
     (``--vs NAME``) is removed by its id, and one made active by id by its name. A ref that
     names no store (deleted since) stays as it is."""
@@ -91,7 +91,7 @@ async def _aliases(session: ChatSession, refs: list[str]) -> set[str]:
     usage="/vs list|add|remove|clear|use [ID...]",
     arguments=("list", "add", "remove", "clear", "use"),
 )
-async def vs_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def vs_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     action, ids = (args[0].lower(), args[1:]) if args else ("list", [])
     current = list(session.settings.vector_stores)
     if action == "list":
@@ -117,7 +117,7 @@ async def vs_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     "Show or set the model; without a name, list the backend's models",
     usage="/model [NAME]",
 )
-async def model_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def model_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     models: list[str] | None = None
     if session.list_models is not None and (not args or session.models_are_fixed):
         try:
@@ -147,12 +147,12 @@ async def model_cmd(session: ChatSession, args: list[str]) -> CommandResult:
     return CommandResult(message=lines)
 
 
-def _current(session: ChatSession) -> str:
+def _current(session: CommandSession) -> str:
     return session.settings.model or session.default_model or "default"
 
 
 @command("effort", "Show or set the reasoning effort", usage="/effort [LEVEL]", arguments=EFFORTS)
-async def effort_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def effort_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     if args:
         level = args[0].lower()
         if level not in EFFORTS:
@@ -164,7 +164,7 @@ async def effort_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 @command(
     "instructions", "Show, set or clear (with -) the instructions", usage="/instructions [TEXT]"
 )
-async def instructions_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def instructions_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     if args:
         text = " ".join(args)
         session.settings.instructions = None if text == "-" else text
@@ -174,7 +174,7 @@ async def instructions_cmd(session: ChatSession, args: list[str]) -> CommandResu
 @command(
     "reasoning", "Show or hide the model's reasoning", usage="/reasoning on|off", arguments=ON_OFF
 )
-async def reasoning_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def reasoning_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     session.settings.reasoning = on_off(args, "reasoning")
     return CommandResult(
         message=f"Reasoning {'shown' if session.settings.reasoning else 'hidden'}."

@@ -14,17 +14,17 @@ from forge_cli.repl.layout import Block, Columns, Para
 from forge_cli.wording import plural
 
 if TYPE_CHECKING:
-    from forge_cli.repl.session import ChatSession
+    from forge_cli.repl.commands.context import CommandSession
 
 
-def _store(session: ChatSession) -> ConversationStore:
+def _store(session: CommandSession) -> ConversationStore:
     if session.store is None:
         raise UsageError("conversations are not being saved in this session")
     return session.store
 
 
 @command("save", "Save the conversation, optionally naming it", usage="/save [NAME]")
-async def save_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def save_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     store = _store(session)
     if args:
         session.conversation.name = " ".join(args)
@@ -33,7 +33,7 @@ async def save_cmd(session: ChatSession, args: list[str]) -> CommandResult:
 
 
 @command("load", "Load a saved conversation by id or name", usage="/load ID")
-async def load_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def load_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     if len(args) != 1:
         raise UsageError("usage: /load ID")
     store = _store(session)
@@ -57,7 +57,7 @@ _CONVERSATIONS_USAGE = "/conversations [N|all]"
     usage=_CONVERSATIONS_USAGE,
     arguments=("all",),
 )
-async def conversations_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def conversations_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     limit = _conversations_limit(args)
     listing = _store(session).newest(limit)  # newest first; older files are not read
     conversations = listing.conversations
@@ -111,7 +111,7 @@ def _conversations_limit(args: list[str]) -> int | None:
     usage="/export md|json PATH [--force]",
     arguments=("md", "json"),
 )
-async def export_cmd(session: ChatSession, args: list[str]) -> CommandResult:
+async def export_cmd(session: CommandSession, args: list[str]) -> CommandResult:
     force = "--force" in args
     args = [arg for arg in args if arg != "--force"]
     if len(args) != 2 or args[0] not in ("md", "json"):
