@@ -118,8 +118,8 @@ asyncio.run(send(sys.argv[1]))
 """
 """The same first request with only the chosen stack used the obvious way (click, pydantic,
 httpx2's default transport, asyncio), measured in the same run. It was the floor under ``forge
-ask``; since the first request is plain data (ADR-0020) over the plain-http transport (ADR-0022),
-``forge ask`` gets below it, and the figure says by how much."""
+ask``; since the first request is plain data (ADR-0020) ``forge ask`` gets below it, and the
+figure says by how much."""
 
 
 def _first_request(env: dict[str, str], runs: int, cmd_for: Any = None) -> float:
@@ -324,7 +324,7 @@ def main() -> int:
     ours = results["forge ask → first request"] - results["stack floor → first request"]
     if ours >= 0:
         print(f"  forge's own share of the first request: {ours:.1f} ms above the stack floor")
-    else:  # plain data before pydantic (ADR-0020), no httpcore2 for http (ADR-0022)
+    else:  # plain data before pydantic (ADR-0020)
         print(f"  forge's first request goes out {-ours:.1f} ms before the naive stack floor's")
     print("heaviest imports on the ask path (cumulative µs):")
     for micros, name in imports:

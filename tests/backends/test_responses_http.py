@@ -638,26 +638,3 @@ def test_exports_resolve_lazily() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=30
     )
     assert result.stdout.split() == ["False", "False"]
-
-
-async def test_plain_http_never_builds_the_tls_transport(loopback: LoopbackServer) -> None:
-    """A local http server costs no trust-store load; https always verifies certificates."""
-    import ssl
-
-    from forge_cli.backends._http import SchemeTransport
-
-    loopback.add(Reply.json(200, {"data": [{"id": "m1"}]}))
-    backend = ResponsesBackend(loopback.base_url, api_key_env=None)
-    try:
-        assert await backend.list_models() == ["m1"]
-        transport = backend._client._transport
-        assert isinstance(transport, SchemeTransport)
-        assert transport._plain is not None
-        assert transport._tls is None
-        tls = transport._for("https")
-        context = tls._pool._ssl_context
-        assert isinstance(context, ssl.SSLContext)
-        assert context.verify_mode == ssl.CERT_REQUIRED
-        assert context.check_hostname
-    finally:
-        await backend.aclose()

@@ -96,7 +96,7 @@ def _count_connects(event: str, args: tuple[object, ...]) -> None:
 
 async def test_a_backend_reuses_its_connection_to_a_real_server(corpus) -> None:
     """Several requests to `forge serve` (uvicorn) in a row: each answer is whole, and the
-    plain-http transport (ADR-0022) carries them on one kept-alive connection."""
+    client carries them on one kept-alive connection."""
     if not _HOOKED:  # an audit hook cannot be removed: added once, it counts only when asked
         sys.addaudithook(_count_connects)
         _HOOKED.append(True)

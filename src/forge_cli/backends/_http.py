@@ -27,7 +27,6 @@ import httpx2
 
 from forge_cli._lazy import request_sent
 from forge_cli.backends._error_body import error_json
-from forge_cli.backends._plain_http import PlainHTTPTransport
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,
@@ -46,7 +45,6 @@ __all__ = [
     "ErrorContext",
     "FailureMap",
     "RetryPolicy",
-    "SchemeTransport",
     "Secret",
     "SleepFunction",
     "bound_bodies",
@@ -225,43 +223,6 @@ class ErrorContext:
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-class SchemeTransport(httpx2.AsyncBaseTransport):
-    """Plain ``http`` on our own transport, TLS ``https`` on httpx2's, each built on first use.
-
-    Local servers (Ollama, vLLM, llama.cpp, LM Studio, a Knowledge Forge on localhost) speak
-    plain http: :class:`~forge_cli.backends._plain_http.PlainHTTPTransport` carries it on asyncio
-    streams and h11, without importing httpcore2 and anyio or loading the system trust store
-    (docs/adr/0022-plain-http-transport.md). ``https`` keeps httpx2's transport, always with
-    certificate verification, built when an https URL is first requested. (The plain
-    transport's module is imported with this one: h11 is needed either way, httpcore2 imports it
-    too, and ``forge chat`` then imports it while the prompt waits, with the backend.)
-    """
-
-    def __init__(self, *, trust_env: bool = True) -> None:
-        self._trust_env = trust_env
-        self._plain: httpx2.AsyncBaseTransport | None = None
-        self._tls: httpx2.AsyncHTTPTransport | None = None
-
-    def _for(self, scheme: str) -> httpx2.AsyncBaseTransport:
-        if scheme == "http":
-            if self._plain is None:
-                self._plain = PlainHTTPTransport()
-            return self._plain
-        if self._tls is None:
-            self._tls = httpx2.AsyncHTTPTransport(verify=True, trust_env=self._trust_env)
-        return self._tls
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        """Send ``request`` on the transport for its scheme."""
-        return await self._for(request.url.scheme).handle_async_request(request)
-
-    async def aclose(self) -> None:
-        """Close the transports that were built."""
-        for transport in (self._plain, self._tls):
-            if transport is not None:
-                await transport.aclose()
-
-
 async def _trace(name: str, info: dict[str, Any]) -> None:
     if name.endswith("send_request_body.complete"):
         request_sent()
@@ -366,15 +327,15 @@ def build_client(
 ) -> httpx2.AsyncClient:
     """An AsyncClient with our timeouts: ``read`` is the idle time allowed between bytes.
 
-    Redirects are followed (httpx drops the ``Authorization`` header when one leads to another
-    host); error bodies are cut to ``limits.max_error_body_bytes`` by an event hook, whatever
-    transport carried them. An HTTP proxy from the environment (``HTTPS_PROXY`` …) is honoured:
-    httpx uses env proxies only with its own transport, so ours is used only without one.
+    httpx2's own transport carries every request, ``http://`` as ``https://`` (TLS always with
+    certificate verification), and with ``trust_env`` an HTTP proxy from the environment
+    (``HTTPS_PROXY`` …) is honoured as httpx2 honours it. Redirects are followed (httpx drops the
+    ``Authorization`` header when one leads to another host); error bodies are cut to
+    ``limits.max_error_body_bytes`` by an event hook.
     """
     timeout = httpx2.Timeout(
         connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
     )
-    transport = None if trust_env and _env_proxies() else SchemeTransport(trust_env=trust_env)
     return httpx2.AsyncClient(
         timeout=timeout,
         follow_redirects=True,
@@ -383,15 +344,7 @@ def build_client(
             "request": [mark_sent],
             "response": [bound_bodies(limits.max_error_body_bytes)],
         },
-        transport=transport,
     )
-
-
-def _env_proxies() -> bool:
-    """Whether the environment names an HTTP(S) proxy."""
-    from urllib.request import getproxies
-
-    return any(scheme in getproxies() for scheme in ("http", "https", "all"))
 
 
 def _timeout_seconds(exc: httpx2.TimeoutException, kind: str) -> str:

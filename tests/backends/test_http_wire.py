@@ -1,5 +1,7 @@
-"""The plain-http transport (backends/_plain_http.py, ADR 0022) against a scripted raw-socket
-server on loopback: every byte of each reply is written by the test.
+"""Our client (``build_client``: httpx2's own transport, which carries ``http://`` as it carries
+``https://``) against a scripted raw-socket server on loopback: every byte of each reply is
+written by the test. (These began as the tests of Forge's own plain-http transport, ADR-0022,
+superseded: the behaviour they pin is what our backends rely on, whichever transport gives it.)
 
 Each test asserts on httpx2's exception types and, where a user would see it, on the one-line
 message our backends build from them (``map_transport_error``, the Chat Completions mapping).
@@ -12,7 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import shutil
 import socket
+import ssl
+import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -22,18 +27,15 @@ import pytest
 
 from forge_cli.backends._http import (
     ErrorContext,
-    SchemeTransport,
     Secret,
     build_client,
     map_transport_error,
 )
-from forge_cli.backends._plain_http import MAX_HEAD_BYTES, PlainHTTPTransport
 from forge_cli.backends.chat_completions import ChatCompletionsBackend
 from forge_cli.backends.responses_http import ResponsesBackend
 from forge_cli.errors import ForgeError
 from forge_cli.protocol import Request
 from forge_cli.redact import register_secret
-from helpers.connect_probe import loaded_at_connect  # type: ignore[import-not-found]
 from helpers.loopback import responses_answer  # type: ignore[import-not-found]
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("error::ResourceWarning")]
@@ -111,7 +113,7 @@ class RawServer:
 
 
 def client(read: float = 5.0) -> httpx2.AsyncClient:
-    """Our client (build_client, no env proxy): http goes over the plain transport."""
+    """Our client (build_client, no env proxy)."""
     return build_client(connect_timeout=5.0, read_timeout=read, trust_env=False)
 
 
@@ -254,48 +256,13 @@ async def test_a_garbage_status_line() -> None:
 async def test_an_oversized_header_block() -> None:
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_request(reader)
-        writer.write(b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * (2 * MAX_HEAD_BYTES))
+        writer.write(b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * (200 * 1024))
         await writer.drain()
         await until_client_leaves(reader)
 
     async with RawServer(handler) as server:
         with pytest.raises(httpx2.RemoteProtocolError, match=r"^Receive buffer too long$"):
             await fetch(server.url)
-
-
-async def _silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    await read_request(reader)
-
-
-_BROKEN: dict[str, bytes | None] = {
-    "chunk cut": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel",
-    "length cut": b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhel",
-    "no status line": None,
-    "garbage status": b"HTTP/1.1 two hundred OK\r\n\r\n",
-    "bad header": b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
-    "bad chunk size": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-    "1.0 cut": b"HTTP/1.0 200 OK\r\nContent-Length: 9\r\n\r\nab",
-}
-
-
-async def _failure(transport: httpx2.AsyncBaseTransport, reply: bytes | None) -> tuple[type, str]:
-    async with RawServer(_silent if reply is None else replies(reply)) as server:
-        http = httpx2.AsyncClient(transport=transport, timeout=5.0)
-        try:
-            await http.post(server.url, json={})
-        except httpx2.HTTPError as exc:
-            return type(exc), str(exc)
-        finally:
-            await http.aclose()
-    raise AssertionError("no failure")
-
-
-@pytest.mark.parametrize("case", list(_BROKEN))
-async def test_failures_read_as_httpx2s_own_transport_reports_them(case: str) -> None:
-    """The same broken reply gives the same exception type and text on both transports."""
-    ours = await _failure(PlainHTTPTransport(), _BROKEN[case])
-    theirs = await _failure(httpx2.AsyncHTTPTransport(verify=False, trust_env=False), _BROKEN[case])
-    assert ours == theirs
 
 
 # -- keep-alive ---------------------------------------------------------------------------------
@@ -354,27 +321,6 @@ async def test_an_idle_connection_the_server_closed_is_not_reused() -> None:
         await http.post(server.url, json={})
         await served.wait()
         response = await http.post(server.url, json={})
-    assert response.content == b"ok"
-    assert server.connections == 2
-
-
-async def test_a_stale_pooled_connection_is_retried_once() -> None:
-    """The server takes the second request on the kept connection and closes it unanswered (it
-    had closed it while idle, as far as the client can tell): sent again on a new one."""
-    first = True
-
-    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        nonlocal first
-        opened, first = first, False
-        await read_request(reader)
-        writer.write(_OK)
-        await writer.drain()
-        if opened:
-            await read_request(reader)  # and close without a reply
-
-    async with RawServer(handler) as server, client() as http:
-        await http.post(server.url, json={"n": 1})
-        response = await http.post(server.url, json={"n": 2})
     assert response.content == b"ok"
     assert server.connections == 2
 
@@ -438,27 +384,6 @@ async def test_a_read_timeout() -> None:
     assert oneline(info.value, server.url) == (
         f"no data from {server.url} after 0.05 s (idle read timeout)"
     )
-
-
-async def test_a_write_timeout() -> None:
-    """The server reads nothing: once the socket buffers are full the write waits, then times
-    out."""
-    done = asyncio.Event()
-
-    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await done.wait()
-
-    async with RawServer(handler, rcvbuf=4096) as server:
-        http = httpx2.AsyncClient(
-            transport=PlainHTTPTransport(), timeout=httpx2.Timeout(5.0, write=0.05)
-        )
-        try:
-            with pytest.raises(httpx2.WriteTimeout) as info:
-                await http.post(server.url, content=b"x" * (16 << 20))
-        finally:
-            done.set()
-            await http.aclose()
-    assert info.value.request.url == server.url
 
 
 async def test_connection_refused() -> None:
@@ -541,53 +466,101 @@ async def test_the_trace_extension_hears_httpcore_names() -> None:
     ]
 
 
-# -- which transport carries what ---------------------------------------------------------------
+# -- proxies and TLS ----------------------------------------------------------------------------
 
 
-def test_http_goes_plain_and_https_to_httpx2() -> None:
-    transport = SchemeTransport(trust_env=False)
-    assert isinstance(transport._for("http"), PlainHTTPTransport)
-    assert isinstance(transport._for("https"), httpx2.AsyncHTTPTransport)
+async def test_an_http_proxy_from_the_environment_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``trust_env`` (the default) ``HTTP_PROXY`` carries plain-http requests: the proxy gets
+    the request in absolute form."""
+    seen: list[bytes] = []
+
+    async def proxy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await read_request(reader))
+        writer.write(_OK)
+        await writer.drain()
+
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    async with RawServer(proxy) as server:
+        monkeypatch.setenv("HTTP_PROXY", server.url.removesuffix("/v1/x"))
+        async with build_client(connect_timeout=5.0, read_timeout=5.0) as http:
+            response = await http.post("http://forge.invalid/v1/x", json={})
+    assert response.content == b"ok"
+    assert seen[0].startswith(b"POST http://forge.invalid/v1/x HTTP/1.1\r\n")
 
 
-def test_an_env_proxy_keeps_httpx2s_transport(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-    http = build_client(connect_timeout=1, read_timeout=1)
-    chosen = http._transport_for_url(httpx2.URL("http://127.0.0.1:8080/v1"))
-    assert isinstance(chosen, httpx2.AsyncHTTPTransport)
-    assert not isinstance(http._transport, SchemeTransport)
+def _self_signed(tmp_path: Path) -> ssl.SSLContext:
+    """A server context with a fresh self-signed certificate for 127.0.0.1 (openssl's CLI)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl command to make a certificate")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=30,
+    )
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return context
 
 
-def test_no_proxy_uses_ours() -> None:
-    http = build_client(connect_timeout=1, read_timeout=1)
-    assert isinstance(http._transport, SchemeTransport)
+async def test_https_verifies_the_servers_certificate(tmp_path: Path) -> None:
+    """httpx2's transport always verifies certificates: a self-signed one is refused before any
+    request is sent, in one mapped line."""
+    context = _self_signed(tmp_path)
+    served: list[bytes] = []
 
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        served.append(await read_request(reader))
 
-_HTTP_STACK = ("httpcore2", "anyio", "sniffio")
-
-
-def _ask(base_url: str) -> list[str]:
-    return ["ask", "--api", "chat", "-m", "m", "--base-url", base_url, "--plain", "hi"]
-
-
-def test_a_plain_http_ask_loads_no_httpcore_or_anyio(tmp_path: Path) -> None:
-    assert loaded_at_connect(tmp_path, _HTTP_STACK, _ask("http://127.0.0.1:9/v1")) == []
-
-
-@pytest.mark.parametrize("proxy", [False, True])
-def test_https_or_a_proxy_loads_httpx2s_stack(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, proxy: bool
-) -> None:
-    """The control for the test above: the probe sees the stack when httpx2's transport is used."""
-    if proxy:
-        monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-    url = "http://127.0.0.1:9/v1" if proxy else "https://127.0.0.1:9/v1"
-    assert loaded_at_connect(tmp_path, _HTTP_STACK, _ask(url)) == list(_HTTP_STACK)
+    server = await asyncio.start_server(handler, "127.0.0.1", 0, ssl=context)
+    port = server.sockets[0].getsockname()[1]
+    url = f"https://127.0.0.1:{port}/v1"
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda loop, context: None)  # the refused handshake, server side
+    try:
+        async with client() as http:
+            with pytest.raises(httpx2.ConnectError) as info:
+                await http.post(url, json={})
+    finally:
+        server.close()
+        await server.wait_closed()
+        loop.set_exception_handler(None)
+    assert "CERTIFICATE_VERIFY_FAILED" in str(info.value)
+    assert oneline(info.value, url).startswith(f"could not connect to {url}: ")
+    assert served == []
 
 
 # -- red team (hostile servers) -----------------------------------------------------------------
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="httpcore2 keeps bytes that came in the same read as a reply's end in h11's buffer and "
+    "takes them for the next reply on the pooled connection (RFC 9112 6.3 says not to); Forge's "
+    "own transport refused it (ADR-0022, superseded): docs/security.md, HTTP",
+)
 async def test_bytes_after_a_content_length_body_are_not_the_next_reply() -> None:
     """Response smuggling: a server that appends a second reply to the first one's body must not
     have it taken as the reply to the next request on the pooled connection."""
@@ -646,62 +619,6 @@ async def test_bytes_sent_while_idle_are_not_the_next_reply(where: str) -> None:
             await loop_turn()
         assert (await http.post(server.url, json={})).content == b"fresh"
     assert server.connections == 2
-
-
-async def test_an_informational_reply_storm_is_bounded() -> None:
-    """Endless ``100 Continue`` replies (each small, so h11's per-head bound never trips) end in a
-    protocol error once the heads before the real one pass the header-block bound."""
-
-    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await read_request(reader)
-        storm = b"HTTP/1.1 100 Continue\r\n\r\n" * 1000
-        with contextlib.suppress(ConnectionError):
-            while True:
-                writer.write(storm)
-                await writer.drain()
-
-    async with RawServer(handler) as server:
-        with pytest.raises(httpx2.RemoteProtocolError):
-            await fetch(server.url)
-
-
-@pytest.mark.parametrize(("extra", "fits"), [(-200, True), (10, False)])
-async def test_the_header_block_bound_is_exact_when_the_head_comes_whole(
-    extra: int, fits: bool
-) -> None:
-    """A head just under the bound is read; one just over it is refused even when it arrives in
-    one read (h11 alone would only refuse it if it arrived in pieces: a matter of timing)."""
-    head = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Big: "
-    head += b"a" * (MAX_HEAD_BYTES + extra - len(head) - 4) + b"\r\n\r\n"
-    assert len(head) == MAX_HEAD_BYTES + extra
-    async with RawServer(replies(head + b"ok")) as server:
-        if fits:
-            assert (await fetch(server.url))[1] == b"ok"
-        else:
-            with pytest.raises(httpx2.RemoteProtocolError, match="header block is over"):
-                await fetch(server.url)
-
-
-@pytest.mark.parametrize("value", ["Bearer sk-a\r\nX-Evil: 1", "Bearer sk-a\x00b"])
-async def test_a_header_h11_refuses_is_httpx2s_error_as_on_its_own_transport(value: str) -> None:
-    """A header value h11 refuses (a key with a line break) is httpx2's ``LocalProtocolError``,
-    as on httpx2's transport, so the backends map it (and redact the key), not h11's own."""
-
-    async def failure(transport: httpx2.AsyncBaseTransport) -> tuple[type, str]:
-        async with RawServer(replies(_OK)) as server:
-            http = httpx2.AsyncClient(transport=transport, timeout=5.0)
-            try:
-                await http.post(server.url, headers={"authorization": value})
-            except Exception as exc:
-                return type(exc), str(exc)
-            finally:
-                await http.aclose()
-        raise AssertionError("no failure")
-
-    ours = await failure(PlainHTTPTransport())
-    theirs = await failure(httpx2.AsyncHTTPTransport(verify=False, trust_env=False))
-    assert ours == theirs
-    assert ours[0] is httpx2.LocalProtocolError
 
 
 @pytest.mark.parametrize("key", ["sk-abc123\r\nX-Evil: 1", "sk-abc123\n", "abc\x00def456"])
