@@ -176,19 +176,6 @@ class ChatStreamTranslator:
             index += 1
         return index
 
-    def hold_run(self, texts: list[str], chunk: dict[str, Any]) -> bool:
-        """Hold back ``texts`` as :meth:`hold_texts` would hold the chunks they came in, which
-        are ``chunk`` but for their texts (a reader's :class:`TextRun`); False, holding nothing,
-        when it would not take ``chunk`` (no part streaming yet, or a think block to split)."""
-        if self._text_index is None or not (self._think is None or self._think.passthrough):
-            return False
-        text = "".join(texts)
-        if text:
-            self._text.append(text)
-            self._held.append(text)
-        self._note(chunk)
-        return True
-
     def _note(self, chunk: dict[str, Any]) -> None:
         """The model and usage a chunk reports, if any."""
         model = chunk.get("model")
