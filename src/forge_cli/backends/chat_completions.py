@@ -245,9 +245,7 @@ class ChatCompletionsBackend(EarlySending):
         try:
             reject_html(response, ctx)
             yield list(translator.start())
-            reader = _ChunkReader(
-                BodyBudget(where, self.limits.max_response_bytes), self.limits
-            )
+            reader = _ChunkReader(BodyBudget(where, self.limits.max_response_bytes), self.limits)
             async for items in _chunk_batches(response.aiter_bytes(), reader):
                 read = _read_events(translator, items)
                 valid += read.chunks
