@@ -25,6 +25,7 @@ from typing import Any
 from forge_cli import jsonsafe
 from forge_cli.backends._think import ThinkSplitter
 from forge_cli.protocol.events import StreamEvent
+from forge_cli.stream.held import TEXT_DELTA, HeldText
 
 __all__ = ["ChatStreamTranslator", "text_only"]
 
@@ -101,8 +102,9 @@ class ChatStreamTranslator:
         self._reasoning: list[str] = []
         self._calls: dict[int, _Call] = {}
         self._order: list[tuple[str, int]] = []
-        self._held: list[str] = []
-        """Text for the open output_text part not yet sent as a delta (``feed(hold=True)``)."""
+        self._held = HeldText()
+        """Text for the open output_text part not yet sent as a delta (``feed(hold=True)``);
+        its fields are those of every delta of that part, set when it opens."""
 
     # -- public -----------------------------------------------------------------------------
 
@@ -126,8 +128,8 @@ class ChatStreamTranslator:
         if hold and self.hold_texts([chunk], 0) == 1:
             return []
         events = self.start() if not self.started else []
-        if self._held:
-            events.append(self._held_delta())
+        if self._held.pieces:
+            events.extend(self.release())
         self._note(chunk)
         choices = chunk.get("choices")
         if not choices or not isinstance(choices, list):
@@ -145,7 +147,8 @@ class ChatStreamTranslator:
 
     def release(self) -> list[StreamEvent]:
         """The text :meth:`feed` held back, as one delta (nothing when none is held)."""
-        return [self._held_delta()] if self._held else []
+        event = self._held.release()
+        return [event] if event is not None else []
 
     def hold_texts(self, chunks: Sequence[dict[str, Any] | None], start: int) -> int:
         """Hold back the text of ``chunks[start:]`` as :meth:`feed` with ``hold`` does, up to the
@@ -158,7 +161,7 @@ class ChatStreamTranslator:
         """
         if self._text_index is None or not (self._think is None or self._think.passthrough):
             return start
-        held = self._held
+        held = self._held.pieces
         text = self._text
         index = start
         count = len(chunks)
@@ -184,24 +187,6 @@ class ChatStreamTranslator:
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.usage = usage
-
-    def _held_delta(self) -> StreamEvent:
-        text = "".join(self._held)
-        self._held = []
-        return self._text_event(text)
-
-    def _text_event(self, text: str) -> StreamEvent:
-        """``response.output_text.delta`` of ``text`` for the open output_text part."""
-        kind = "response.output_text.delta"
-        data: dict[str, Any] = {
-            "type": kind,
-            "item_id": self._message_id,
-            "output_index": self._message_index,
-            "content_index": self._text_index,
-            "delta": text,
-            "logprobs": [],
-        }
-        return StreamEvent(kind, data)
 
     def finish(self) -> list[StreamEvent]:
         """Close every open item and emit the terminal lifecycle event."""
@@ -338,8 +323,16 @@ class ChatStreamTranslator:
             index, opened = self._part("output_text")
             events.extend(opened)
             self._text_index = index
+            self._held.fields = {
+                "type": TEXT_DELTA,
+                "item_id": self._message_id,
+                "output_index": self._message_index,
+                "content_index": index,
+                "delta": "",
+                "logprobs": [],
+            }
         self._text.append(text)
-        events.append(self._text_event(text))
+        events.append(self._held.delta(text))
 
     def _refusal_delta(self, text: str) -> list[StreamEvent]:
         index, events = self._part("refusal")
