@@ -27,7 +27,7 @@ from forge_cli.backends._think import ThinkSplitter
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.stream.held import TEXT_DELTA, HeldText
 
-__all__ = ["ChatStreamTranslator", "text_only"]
+__all__ = ["ChatStreamTranslator"]
 
 
 @dataclass
@@ -51,27 +51,6 @@ class _Call:
             "arguments": self.text,
             "status": status,
         }
-
-
-def text_only(chunk: dict[str, Any]) -> str | None:
-    """The text of a chunk that carries text and nothing else the translator would act on:
-    one choice, index 0, no finish reason, a delta of ``content`` and at most ``role``, no
-    ``error``. None for any other chunk."""
-    if chunk.get("error"):
-        return None
-    choices = chunk.get("choices")
-    if type(choices) is not list or len(choices) != 1:
-        return None
-    choice = choices[0]
-    if type(choice) is not dict or choice.get("finish_reason") is not None:
-        return None
-    if choice.get("index", 0) not in (0, None):
-        return None
-    delta = choice.get("delta")
-    if type(delta) is not dict or not (len(delta) == 1 or (len(delta) == 2 and "role" in delta)):
-        return None
-    content = delta.get("content")
-    return content if type(content) is str else None
 
 
 def _new_id(prefix: str) -> str:
@@ -155,28 +134,49 @@ class ChatStreamTranslator:
         first chunk that carries anything but text for the part already streaming; its index
         (``len(chunks)`` when all were held).
 
-        Such a chunk is one :func:`text_only` takes; its ``model`` and ``usage`` are noted.
-        ``None`` (the end of a stream) stops it too. One loop for the chunks of a network read,
-        which are nearly all such chunks: no event per token.
+        Such a chunk has one choice (index 0, no finish reason) whose delta is ``content`` and at
+        most ``role``, and no ``error``; its ``model`` and ``usage`` are noted. ``None`` (the end
+        of a stream) stops it too. One loop for the chunks of a network read, which are nearly
+        all such chunks: no event per token, and no call per chunk.
         """
         if self._text_index is None or not (self._think is None or self._think.passthrough):
             return start
         held = self._held.pieces
         text = self._text
+        model, usage = self.model, self.usage
         index = start
         count = len(chunks)
         while index < count:
             chunk = chunks[index]
-            if chunk is None:
+            if chunk is None or chunk.get("error"):
                 break
-            content = text_only(chunk)
-            if content is None:
+            choices = chunk.get("choices")
+            if type(choices) is not list or len(choices) != 1:
+                break
+            choice = choices[0]
+            if type(choice) is not dict or choice.get("finish_reason") is not None:
+                break
+            if choice.get("index", 0) not in (0, None):
+                break
+            delta = choice.get("delta")
+            if type(delta) is not dict:
+                break
+            content = delta.get("content")
+            if type(content) is not str:
+                break
+            if len(delta) != 1 and (len(delta) != 2 or "role" not in delta):
                 break
             if content:
                 text.append(content)
                 held.append(content)
-            self._note(chunk)
+            noted = chunk.get("model")  # as _note notes it
+            if noted and isinstance(noted, str):
+                model = noted
+            noted = chunk.get("usage")
+            if isinstance(noted, dict):
+                usage = noted
             index += 1
+        self.model, self.usage = model, usage
         return index
 
     def _note(self, chunk: dict[str, Any]) -> None:
