@@ -199,11 +199,17 @@ class AgentLoop:
     async def _next_update(
         self, turns: AsyncIterator[TurnUpdate], timer: PausableClock
     ) -> TurnUpdate:
-        """The driver's next update, waiting no longer than the time budget allows."""
+        """The driver's next update, waiting no longer than the time budget allows.
+
+        The wait runs in this task (``asyncio.timeout``), not in a task of its own per update
+        (``asyncio.wait_for``): the turn's stream, and the HTTP response it reads, must be read
+        from the one task that started it, or a long answer was cut short (issue 29).
+        """
         if self.max_time is None:
             return await anext(turns)
         left = max(0.0, self.max_time - timer.elapsed())
-        return await asyncio.wait_for(anext(turns), timeout=left)
+        async with asyncio.timeout(left):
+            return await anext(turns)
 
     def _time_used(self, timer: PausableClock) -> float | None:
         """Seconds used, when they reach the time budget (else ``None``)."""

@@ -25,8 +25,9 @@ from typing import Any
 from forge_cli import jsonsafe
 from forge_cli.backends._think import ThinkSplitter
 from forge_cli.protocol.events import StreamEvent
+from forge_cli.stream.held import TEXT_DELTA, HeldText
 
-__all__ = ["ChatStreamTranslator", "text_only"]
+__all__ = ["ChatStreamTranslator"]
 
 
 @dataclass
@@ -50,27 +51,6 @@ class _Call:
             "arguments": self.text,
             "status": status,
         }
-
-
-def text_only(chunk: dict[str, Any]) -> str | None:
-    """The text of a chunk that carries text and nothing else the translator would act on:
-    one choice, index 0, no finish reason, a delta of ``content`` and at most ``role``, no
-    ``error``. None for any other chunk."""
-    if chunk.get("error"):
-        return None
-    choices = chunk.get("choices")
-    if type(choices) is not list or len(choices) != 1:
-        return None
-    choice = choices[0]
-    if type(choice) is not dict or choice.get("finish_reason") is not None:
-        return None
-    if choice.get("index", 0) not in (0, None):
-        return None
-    delta = choice.get("delta")
-    if type(delta) is not dict or not (len(delta) == 1 or (len(delta) == 2 and "role" in delta)):
-        return None
-    content = delta.get("content")
-    return content if type(content) is str else None
 
 
 def _new_id(prefix: str) -> str:
@@ -101,8 +81,9 @@ class ChatStreamTranslator:
         self._reasoning: list[str] = []
         self._calls: dict[int, _Call] = {}
         self._order: list[tuple[str, int]] = []
-        self._held: list[str] = []
-        """Text for the open output_text part not yet sent as a delta (``feed(hold=True)``)."""
+        self._held = HeldText()
+        """Text for the open output_text part not yet sent as a delta (``feed(hold=True)``);
+        its fields are those of every delta of that part, set when it opens."""
 
     # -- public -----------------------------------------------------------------------------
 
@@ -126,8 +107,8 @@ class ChatStreamTranslator:
         if hold and self.hold_texts([chunk], 0) == 1:
             return []
         events = self.start() if not self.started else []
-        if self._held:
-            events.append(self._held_delta())
+        if self._held.pieces:
+            events.extend(self.release())
         self._note(chunk)
         choices = chunk.get("choices")
         if not choices or not isinstance(choices, list):
@@ -145,49 +126,58 @@ class ChatStreamTranslator:
 
     def release(self) -> list[StreamEvent]:
         """The text :meth:`feed` held back, as one delta (nothing when none is held)."""
-        return [self._held_delta()] if self._held else []
+        event = self._held.release()
+        return [event] if event is not None else []
 
     def hold_texts(self, chunks: Sequence[dict[str, Any] | None], start: int) -> int:
         """Hold back the text of ``chunks[start:]`` as :meth:`feed` with ``hold`` does, up to the
         first chunk that carries anything but text for the part already streaming; its index
         (``len(chunks)`` when all were held).
 
-        Such a chunk is one :func:`text_only` takes; its ``model`` and ``usage`` are noted.
-        ``None`` (the end of a stream) stops it too. One loop for the chunks of a network read,
-        which are nearly all such chunks: no event per token.
+        Such a chunk has one choice (index 0, no finish reason) whose delta is ``content`` and at
+        most ``role``, and no ``error``; its ``model`` and ``usage`` are noted. ``None`` (the end
+        of a stream) stops it too. One loop for the chunks of a network read, which are nearly
+        all such chunks: no event per token, and no call per chunk.
         """
         if self._text_index is None or not (self._think is None or self._think.passthrough):
             return start
-        held = self._held
+        held = self._held.pieces
         text = self._text
+        model, usage = self.model, self.usage
         index = start
         count = len(chunks)
         while index < count:
             chunk = chunks[index]
-            if chunk is None:
+            if chunk is None or chunk.get("error"):
                 break
-            content = text_only(chunk)
-            if content is None:
+            choices = chunk.get("choices")
+            if type(choices) is not list or len(choices) != 1:
+                break
+            choice = choices[0]
+            if type(choice) is not dict or choice.get("finish_reason") is not None:
+                break
+            if choice.get("index", 0) not in (0, None):
+                break
+            delta = choice.get("delta")
+            if type(delta) is not dict:
+                break
+            content = delta.get("content")
+            if type(content) is not str:
+                break
+            if len(delta) != 1 and (len(delta) != 2 or "role" not in delta):
                 break
             if content:
                 text.append(content)
                 held.append(content)
-            self._note(chunk)
+            noted = chunk.get("model")  # as _note notes it
+            if noted and isinstance(noted, str):
+                model = noted
+            noted = chunk.get("usage")
+            if isinstance(noted, dict):
+                usage = noted
             index += 1
+        self.model, self.usage = model, usage
         return index
-
-    def hold_run(self, texts: list[str], chunk: dict[str, Any]) -> bool:
-        """Hold back ``texts`` as :meth:`hold_texts` would hold the chunks they came in, which
-        are ``chunk`` but for their texts (a reader's :class:`TextRun`); False, holding nothing,
-        when it would not take ``chunk`` (no part streaming yet, or a think block to split)."""
-        if self._text_index is None or not (self._think is None or self._think.passthrough):
-            return False
-        text = "".join(texts)
-        if text:
-            self._text.append(text)
-            self._held.append(text)
-        self._note(chunk)
-        return True
 
     def _note(self, chunk: dict[str, Any]) -> None:
         """The model and usage a chunk reports, if any."""
@@ -197,24 +187,6 @@ class ChatStreamTranslator:
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.usage = usage
-
-    def _held_delta(self) -> StreamEvent:
-        text = "".join(self._held)
-        self._held = []
-        return self._text_event(text)
-
-    def _text_event(self, text: str) -> StreamEvent:
-        """``response.output_text.delta`` of ``text`` for the open output_text part."""
-        kind = "response.output_text.delta"
-        data: dict[str, Any] = {
-            "type": kind,
-            "item_id": self._message_id,
-            "output_index": self._message_index,
-            "content_index": self._text_index,
-            "delta": text,
-            "logprobs": [],
-        }
-        return StreamEvent(kind, data)
 
     def finish(self) -> list[StreamEvent]:
         """Close every open item and emit the terminal lifecycle event."""
@@ -352,8 +324,16 @@ class ChatStreamTranslator:
             index, opened = self._part("output_text")
             events.extend(opened)
             self._text_index = index
+            self._held.fields = {
+                "type": TEXT_DELTA,
+                "item_id": self._message_id,
+                "output_index": self._message_index,
+                "content_index": index,
+                "delta": "",
+                "logprobs": [],
+            }
         self._text.append(text)
-        events.append(self._text_event(text))
+        events.append(self._held.delta(text))
 
     def _refusal_delta(self, text: str) -> list[StreamEvent]:
         index, events = self._part("refusal")

@@ -16,17 +16,15 @@ classes (protocol.md §1.11). Retries and the wording of errors are the SDK's, k
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
-import re
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from forge_cli.api_keys import check_api_key, key_source
-from forge_cli.backends._chat_stream import ChatStreamTranslator, text_only
+from forge_cli.backends._chat_stream import ChatStreamTranslator
 from forge_cli.backends._early import EarlySending
 from forge_cli.errors import BackendConnectionError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
@@ -247,11 +245,9 @@ class ChatCompletionsBackend(EarlySending):
         try:
             reject_html(response, ctx)
             yield list(translator.start())
-            reader = _ChunkReader(
-                BodyBudget(where, self.limits.max_response_bytes), self.limits, runs=True
-            )
+            reader = _ChunkReader(BodyBudget(where, self.limits.max_response_bytes), self.limits)
             async for items in _chunk_batches(response.aiter_bytes(), reader):
-                read = _read_events(translator, reader, items)
+                read = _read_events(translator, items)
                 valid += read.chunks
                 finished = finished or read.finished
                 if read.events:
@@ -319,98 +315,8 @@ async def _read_body(response: httpx2.Response, limit: int) -> bytes | None:
     return b"".join(chunks)
 
 
-_UNSAFE_IN_STRING = re.compile(r'["\\\x00-\x1f]')
-"""What a JSON string's body cannot hold as it is: a quote, a backslash, a control character."""
-
-_UNSAFE_IN_RUN = re.compile(r'["\x00-\x1f]')
-"""What a run's texts must not hold: a quote or a control character (escapes are decoded)."""
-
-
-class TextRun:
-    """The chunks of one read when each is the reader's template chunk with another text.
-
-    ``texts`` are the chunks' ``content`` strings in order, ``chunk`` the template chunk (the
-    others differ from it in their text alone), ``lines`` the read's lines, for
-    :meth:`_ChunkReader.chunks_of`.
-    """
-
-    __slots__ = ("chunk", "lines", "texts")
-
-    def __init__(self, texts: list[str], chunk: dict[str, Any], lines: list[str]) -> None:
-        self.texts = texts
-        self.chunk = chunk
-        self.lines = lines
-
-
-_Item = dict[str, Any] | TextRun | None
-"""What the chunk reader gives for a read: chunks, ``None`` at ``[DONE]``, or one run."""
-
-
-class _Template:
-    """The line of a text-only chunk cut around its text: a line that is ``prefix``, a JSON
-    string body, then ``suffix`` parses to ``chunk`` with that string as its text, and nothing
-    else (:meth:`learn` checks it by parsing one).
-
-    Servers send every text chunk of an answer alike but for the text (OpenAI, Ollama, vLLM,
-    llama.cpp): such a read is cut into its texts without parsing a chunk or walking one."""
-
-    __slots__ = ("chunk", "prefix", "suffix")
-
-    def __init__(self, prefix: str, suffix: str, chunk: dict[str, Any]) -> None:
-        self.prefix = prefix
-        self.suffix = suffix
-        self.chunk = chunk
-
-    @classmethod
-    def learn(cls, line: str, max_depth: int) -> _Template | None:
-        """The template of the ``data:`` line ``line``; None unless its chunk carries only text
-        (as ``ChatStreamTranslator.hold_texts`` takes it) and the text can be cut out of the
-        line unambiguously."""
-        chunk = whole_object(line[6:].rstrip(), max_depth)
-        text = None if chunk is None else text_only(chunk)
-        if chunk is None or not text or _UNSAFE_IN_STRING.search(text):
-            return None
-        quoted = f'"{text}"'
-        if line.count(quoted) != 1:
-            return None
-        start = line.index(quoted) + 1
-        prefix, suffix = line[:start], line[start + len(text) :]
-        probe = "ab" if text != "ab" else "cd"
-        probed = whole_object(f"{prefix}{probe}{suffix}"[6:].rstrip(), max_depth)
-        if probed is None or text_only(probed) != probe:
-            return None  # the text was not where it seemed (it cannot be cut out alone)
-        probed["choices"][0]["delta"]["content"] = text
-        if probed != chunk:
-            return None  # the cut changed something else as well
-        return cls(prefix, suffix, chunk)
-
-    def run(self, usual: list[str], lines: list[str]) -> TextRun | None:
-        """The read of ``usual`` lines (``lines`` with the blank ones) as a :class:`TextRun`, when
-        every line is the template with another text holding no quote or control character
-        (its escapes are decoded as JSON decodes them); else None."""
-        prefix, suffix = self.prefix, self.suffix
-        if min(map(len, usual)) < len(prefix) + len(suffix):
-            return None
-        if not all(map(str.startswith, usual, repeat(prefix))):
-            return None
-        if not all(map(str.endswith, usual, repeat(suffix))):
-            return None
-        start, end = len(prefix), -len(suffix)
-        texts = [line[start:end] for line in usual]
-        joined = "".join(texts)
-        if _UNSAFE_IN_RUN.search(joined):
-            return None
-        if "\\" in joined:  # escapes (\n, \\, \u00e9): decoded by the parser, all at once
-            # With no quote in any text, the only quotes are the array's own: a text ending in
-            # an odd run of backslashes escapes one of them, which leaves a string unclosed.
-            try:
-                decoded = json.loads('["' + '","'.join(texts) + '"]')
-            except ValueError:
-                return None  # an escape JSON does not have: the general path says so
-            if len(decoded) != len(texts):
-                return None
-            texts = decoded
-        return TextRun(texts, self.chunk, lines)
+_Item = dict[str, Any] | None
+"""What the chunk reader gives for a read: chunks, and ``None`` at ``[DONE]``."""
 
 
 class _ChunkReader:
@@ -428,32 +334,23 @@ class _ChunkReader:
         "_data",
         "_max_depth",
         "_max_event",
-        "_runs",
         "_size",
         "_splitter",
-        "_template",
         "done",
     )
 
-    def __init__(
-        self, budget: BodyBudget, limits: Limits = DEFAULT_LIMITS, *, runs: bool = False
-    ) -> None:
+    def __init__(self, budget: BodyBudget, limits: Limits = DEFAULT_LIMITS) -> None:
         self._budget = budget
         self._splitter = LineSplitter(limits.max_event_bytes)
         self._max_event = limits.max_event_bytes
         self._max_depth = limits.max_json_depth
         self._data: list[str] = []
         self._size = 0
-        self._runs = runs
-        """Give a read of text-only chunks shaped like the template as one :class:`TextRun`."""
-        self._template: _Template | None = None
         self.done = False
         """``[DONE]`` was read: nothing after it is looked at."""
 
     def feed(self, raw: bytes) -> list[_Item]:
-        """The chunks the bytes of one read complete (ending with ``None`` at ``[DONE]``); with
-        ``runs``, a read whose every chunk is the template with another text is one
-        :class:`TextRun` instead."""
+        """The chunks the bytes of one read complete (ending with ``None`` at ``[DONE]``)."""
         out: list[_Item] = []
         lines = self._splitter.feed(self._budget.add(raw))
         if not lines:
@@ -469,14 +366,7 @@ class _ChunkReader:
                 and all(map(str.startswith, usual, repeat("data: {")))
                 and max(map(len, usual)) - 6 < self._max_event
             ):
-                if self._template is not None:
-                    texts = self._template.run(usual, split)
-                    if texts is not None:
-                        out.append(texts)
-                        return out
                 self._take(split, out)
-                if self._runs:  # the next reads may be cut like its last chunk
-                    self._template = _Template.learn(usual[-1], self._max_depth)
                 return out
         run: list[str] = []  # usual lines in a row and the blank lines between: see _take
         for line in split:
@@ -498,13 +388,6 @@ class _ChunkReader:
                 break
         if run:
             self._take(run, out)
-        return out
-
-    def chunks_of(self, run: TextRun) -> list[_Item]:
-        """The chunks of ``run``'s read, parsed as any other read's (for a translator that
-        cannot take its texts as they are)."""
-        out: list[_Item] = []
-        self._take(run.lines, out)
         return out
 
     def _take(self, run: list[str], out: list[_Item]) -> None:
@@ -604,21 +487,11 @@ class _Read:
         self.failed = False
 
 
-def _read_events(
-    translator: ChatStreamTranslator, reader: _ChunkReader, items: list[_Item]
-) -> _Read:
-    """The events of one read's ``items`` (from ``reader``): its text held in the translator
-    and released as one delta at the end, any other chunk fed on its own in order."""
+def _read_events(translator: ChatStreamTranslator, batch: list[_Item]) -> _Read:
+    """The events of one read's chunks ``batch``: its text held in the translator and released
+    as one delta at the end (ADR-0026), any other chunk fed on its own in order."""
     read = _Read()
     events = read.events
-    if len(items) == 1 and isinstance(items[0], TextRun):
-        run = items[0]
-        if translator.hold_run(run.texts, run.chunk):  # a read of text chunks alike
-            read.chunks = len(run.texts)
-            events.extend(translator.release())
-            return read
-        items = reader.chunks_of(run)  # the translator takes them one by one
-    batch = cast("list[dict[str, Any] | None]", items)  # a run comes alone
     index, count = 0, len(batch)
     while index < count:
         held = translator.hold_texts(batch, index)  # the usual chunks, at once

@@ -16,6 +16,7 @@ from forge_cli.errors import ProtocolError, StreamError
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.response import Response
 from forge_cli.stream.builder import SnapshotBuilder
+from forge_cli.stream.held import TEXT_DELTA, HeldText
 from forge_cli.stream.secrets import DeltaRedactor
 
 __all__ = ["fold", "fold_batches", "raise_for_failure"]
@@ -94,9 +95,6 @@ async def fold_batches(
         yield snapshot
 
 
-_TEXT_DELTA = "response.output_text.delta"
-
-
 def _apply_merged(
     builder: SnapshotBuilder, redactor: DeltaRedactor, events: Sequence[StreamEvent]
 ) -> bool:
@@ -117,12 +115,12 @@ def _apply_merged(
     run = _Run()
     for event in events:
         data = event.data
-        if event.type == _TEXT_DELTA:
+        if event.type == TEXT_DELTA:
             delta = data.get("delta")
             if isinstance(delta, str):
                 key = (data.get("item_id"), data.get("output_index"), data.get("content_index"))
                 sequenced = "sequence_number" in data
-                if not (run.pieces and key == run.where and sequenced == run.redacted):
+                if not (run.first is not None and key == run.where and sequenced == run.redacted):
                     changed = run.apply(builder, redactor) or changed
                     if not builder.appends_text(data):
                         changed = apply(redactor(event)) or changed
@@ -135,9 +133,7 @@ def _apply_merged(
                         changed = apply(event) or changed  # a repeat: reported by the builder
                         continue
                     delta = event.data["delta"]
-                if run.first is None:
-                    run.first = event
-                run.pieces.append(delta)
+                run.add(event, delta)
                 continue
         changed = run.apply(builder, redactor) or changed
         changed = apply(redactor(event)) or changed
@@ -145,32 +141,43 @@ def _apply_merged(
 
 
 class _Run:
-    """Text deltas for one part that arrived one after another, to be applied as one."""
+    """Text deltas for one part that arrived one after another, to be applied as one: held in a
+    :class:`HeldText` with the first delta's fields."""
 
-    __slots__ = ("first", "pieces", "redacted", "where")
+    __slots__ = ("first", "held", "redacted", "where")
 
     def __init__(self) -> None:
         self.first: StreamEvent | None = None
-        self.pieces: list[str] = []
+        self.held = HeldText()
         self.where: tuple[object, object, object] | None = None
         self.redacted = False
         """The pieces are redacted already and their sequence numbers recorded."""
 
+    def add(self, event: StreamEvent, delta: str) -> None:
+        """Hold ``delta``, the text of ``event`` (as redacted when the run is)."""
+        if self.first is None:
+            self.first = event
+            data = event.data
+            if self.redacted:  # its number is recorded: the joined delta carries none
+                data = {k: v for k, v in data.items() if k != "sequence_number"}
+            self.held.fields = data
+        self.held.pieces.append(delta)
+
     def apply(self, builder: SnapshotBuilder, redactor: DeltaRedactor) -> bool:
         """Apply the run (if any) as one delta and start a new one; whether it changed."""
-        first, pieces = self.first, self.pieces
+        first, held = self.first, self.held
         if first is None:
             return False
-        self.first, self.pieces = None, []
-        if self.redacted:
-            data = {k: v for k, v in first.data.items() if k != "sequence_number"}
-            data["delta"] = "".join(pieces)
-            merged = StreamEvent(_TEXT_DELTA, data)
-        elif len(pieces) == 1:
+        self.first = None
+        more = len(held) - 1  # counted as the events they were
+        if not more and not self.redacted:
+            held.pieces = []
             return builder.apply(redactor(first))
-        else:
-            merged = redactor(StreamEvent(_TEXT_DELTA, {**first.data, "delta": "".join(pieces)}))
-        more = len(pieces) - 1  # counted as the events they were
+        merged = held.release()
+        if merged is None:  # not so: the run holds its first delta's text at least
+            return False
+        if not self.redacted:
+            merged = redactor(merged)
         builder.diagnostics.events += more
         builder.valid_events += more
         return builder.apply(merged)
