@@ -424,44 +424,6 @@ def test_completing_a_command_name_answers_as_click_does_without_click(
     assert fast.stderr.endswith(f"CLICK {words == 'forge -'}")  # options still go to click
 
 
-def test_help_page_without_click_is_clicks_page_at_every_width() -> None:
-    """``forge --help`` (cli.commands, no click) prints click's own page for the group."""
-    code = (
-        "import io, json, os, sys\nfrom contextlib import redirect_stdout\n"
-        "from forge_cli.cli.commands import group_help_page\n"
-        "pages = {}\n"
-        "for columns in range(20, 201):\n"
-        "    pages[columns] = group_help_page({'COLUMNS': str(columns)}, 1)\n"
-        "loaded = 'click' in sys.modules\n"
-        "from forge_cli.cli.main import run\n"
-        "same = []\n"
-        "for columns, page in pages.items():\n"
-        "    os.environ['COLUMNS'] = str(columns)\n"
-        "    out = io.StringIO()\n"
-        "    with redirect_stdout(out):\n        run(['--help'])\n"
-        "    same.append(page == out.getvalue() if page is not None else columns)\n"
-        "print(json.dumps([loaded, same.count(False), len(same), [c for c in same if c > 1]]))\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded, different, pages, deferred = json.loads(proc.stdout)
-    assert [loaded, different, pages] == [False, 0, 181]
-    # Only a page too narrow for its longest words (it would cut one) is left to click.
-    assert deferred
-    assert max(deferred) < 40
-
-
-def test_help_fast_path_imports_no_click() -> None:
-    code = (
-        "import atexit, sys\n"
-        "atexit.register(lambda: sys.stderr.write(f'CLICK {\"click\" in sys.modules}'))\n"
-        "from forge_cli.cli.entry import main\nmain(['--help'])\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert proc.returncode == 0
-    assert proc.stdout.startswith("Usage: forge [OPTIONS]")
-    assert proc.stderr.endswith("CLICK False")
-
-
 @pytest.mark.parametrize("group", ["config", "conversations", "files", "templates", "vs"])
 def test_a_group_without_its_command_shows_its_help(forge: Run, group: str) -> None:
     """``forge vs`` alone: the group's help page, line by line (it was one error line with

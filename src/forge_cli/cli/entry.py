@@ -1,9 +1,8 @@
-"""The ``forge`` console script: ``forge --version``, ``forge --help`` and completing a command
-name answer without loading click.
+"""The ``forge`` console script: ``forge --version`` and completing a command name answer
+without loading click.
 
-Shell scripts and prompts run ``forge --version`` often, bash runs ``forge`` on every Tab, and
-``--help`` is the first page anyone reads; everything else goes to
-:func:`forge_cli.cli.main.main`.
+Shell scripts and prompts run ``forge --version`` often and bash runs ``forge`` on every Tab;
+everything else (``forge --help`` too: click's own page) goes to :func:`forge_cli.cli.main.main`.
 """
 
 from __future__ import annotations
@@ -26,13 +25,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         _write(f"forge, version {__version__}\n")  # the line click's version option prints
         sys.exit(0)
-    if args in (["--help"], ["-h"]):  # the first page anyone reads: no click
-        from forge_cli.cli.commands import group_help_page
-
-        page = group_help_page(os.environ, 1)
-        if page is not None:
-            _write(page)
-            sys.exit(0)
     if "_FORGE_COMPLETE" in os.environ:  # Tab on a command name: no click (runs on every Tab)
         from forge_cli.cli.commands import complete_command_name
 

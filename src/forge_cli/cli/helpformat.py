@@ -5,8 +5,8 @@ click lays a help page out at least 50 columns wide and never wraps a long optio
 80-column one, for the longest options) the terminal then cut those lines mid-word. This
 formatter keeps click's layout where it fits and, where it does not, narrows the first column,
 breaks a long option after a ``|`` or ``,`` and wraps a ``\\b`` line under its second column.
-``forge --help`` without click (:func:`forge_cli.cli.commands.group_help_page`) lays its page out
-with the same rules.
+It changes click's layout only through click's public formatter API (``Context.formatter_class``,
+``write_dl``, ``write_text``); the page itself is click's.
 """
 
 from __future__ import annotations
@@ -15,9 +15,35 @@ from collections.abc import Iterable
 
 import click
 
-from forge_cli.cli.commands import HELP_MIN_WIDTH, fit_raw_line, help_column_max
+__all__ = ["HELP_MIN_WIDTH", "ForgeContext", "HelpFormatter", "use_forge_help"]
 
-__all__ = ["ForgeContext", "HelpFormatter", "use_forge_help"]
+HELP_MIN_WIDTH = 20
+"""The narrowest help page. click's own floor is 50: a 40-column terminal then cut every longer
+line of a help page mid-word."""
+
+
+def help_column_max(width: int) -> int:
+    """The widest first column of an options or commands list on a page ``width`` wide: click's
+    30, and a third of the page below click's floor of 50 (so the descriptions keep room)."""
+    return 30 if width >= 50 else max(width // 3, 10)
+
+
+def fit_raw_line(line: str, width: int) -> list[str]:
+    """A line of a ``\\b`` block (kept as written) as lines of at most ``width``: wrapped at
+    spaces when longer, continued under its second column (``  141  output closed ...``), or
+    two spaces further in when it has none."""
+    if len(line) <= width:
+        return [line]
+    from textwrap import TextWrapper
+
+    body = line.lstrip(" ")
+    hang = len(line) - len(body) + 2
+    first_word, gap, rest = body.partition("  ")
+    if gap and " " not in first_word and rest.strip():
+        hang = len(line) - len(body) + len(first_word) + len(rest) - len(rest.lstrip(" ")) + 2
+    hang = min(hang, width // 2)
+    wrapper = TextWrapper(width, subsequent_indent=" " * hang, break_on_hyphens=False)
+    return wrapper.wrap(line) or [line]
 
 
 class HelpFormatter(click.HelpFormatter):

@@ -1,25 +1,18 @@
 """Typed records the knowledge store hands out.
 
-They are frozen, slotted, keyword-only records: no caller can mutate what another caller holds,
+They are frozen, slotted, keyword-only dataclasses: no caller can mutate what another caller holds,
 and building one costs no validator. They are plain data: the builders (the store's row readers,
 the HTTP client's JSON readers) check and convert every field, and :func:`record_dict` turns any
 record into JSON-ready data. Not pydantic models: importing pydantic and building their
 validators was most of ``forge vs search``'s start-up (ADR 0017).
-
-They behave as ``@dataclass(frozen=True, slots=True, kw_only=True)`` classes do (the same
-constructor, equality, hash, repr and ``FrozenInstanceError``), but :func:`_record` builds them
-from one set of shared methods: ``dataclass`` compiles six methods per class, which made this
-module the largest import of ``forge vs search`` (ADR 0021). ``FileCounts`` stays a dataclass
-(``dataclasses.fields`` lists its counters for the HTTP client).
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, TypeVar, dataclass_transform
+from typing import Any, Literal
 
 __all__ = [
     "AttributeValue",
@@ -49,115 +42,10 @@ ProgressCallback = Callable[[int, int, str], None]
 
 IngestStatus = Literal["ok", "duplicate", "rejected"]
 
-_R = TypeVar("_R")
-_NO_DEFAULT: Any = object()
-
-
-class _Record:
-    """The methods every record shares (what ``dataclass`` would generate for each one)."""
-
-    __slots__ = ()
-    _fields: ClassVar[tuple[str, ...]] = ()
-    _defaults: ClassVar[dict[str, Any]] = {}
-    _factories: ClassVar[dict[str, Callable[[], Any]]] = {}
-
-    def __init__(self, **values: Any) -> None:
-        cls = type(self)
-        for name in cls._fields:
-            if name in values:
-                value = values.pop(name)
-            elif name in cls._defaults:
-                value = cls._defaults[name]
-            elif name in cls._factories:
-                value = cls._factories[name]()
-            else:
-                raise TypeError(
-                    f"{cls.__qualname__}.__init__() missing 1 required keyword-only argument: "
-                    f"{name!r}"
-                )
-            object.__setattr__(self, name, value)
-        if values:
-            unexpected = next(iter(values))
-            raise TypeError(
-                f"{cls.__qualname__}.__init__() got an unexpected keyword argument {unexpected!r}"
-            )
-        post_init = getattr(self, "__post_init__", None)
-        if post_init is not None:
-            post_init()
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self._fields)
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        return f"{type(self).__qualname__}({inner})"
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __getstate__(self) -> list[Any]:
-        return list(self._values())
-
-    def __setstate__(self, state: list[Any]) -> None:
-        for name, value in zip(self._fields, state, strict=True):
-            object.__setattr__(self, name, value)
-
-
-@dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(field,))
-def _record(cls: type[_R]) -> type[_R]:
-    """``cls`` as a frozen, slotted, keyword-only record (see the module docstring)."""
-    namespace = dict(cls.__dict__)
-    fields = tuple(namespace.get("__annotations__", {}))
-    defaults: dict[str, Any] = {}
-    factories: dict[str, Callable[[], Any]] = {}
-    for name in fields:
-        value = namespace.pop(name, _NO_DEFAULT)
-        if isinstance(value, dataclasses.Field):
-            if value.default_factory is not dataclasses.MISSING:
-                factories[name] = value.default_factory
-            elif value.default is not dataclasses.MISSING:
-                defaults[name] = value.default
-        elif value is not _NO_DEFAULT:
-            defaults[name] = value
-    namespace.pop("__dict__", None)
-    namespace.pop("__weakref__", None)
-    namespace.update(
-        __slots__=fields,
-        __match_args__=(),
-        _fields=fields,
-        _defaults=defaults,
-        _factories=factories,
-    )
-    return type(cls.__name__, (_Record,), namespace)
-
 
 def record_dict(record: object) -> dict[str, Any]:
     """A record as JSON-ready data (nested records become dicts, fields in declared order)."""
-    if isinstance(record, _Record):
-        return {name: _plain(getattr(record, name)) for name in record._fields}
     return dataclasses.asdict(record)  # type: ignore[call-overload, no-any-return]
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as ``dataclasses.asdict`` leaves a field: records as dicts, containers copied."""
-    if isinstance(value, _Record) or dataclasses.is_dataclass(value):
-        return record_dict(value)
-    if isinstance(value, list | tuple):
-        return type(value)(_plain(item) for item in value)
-    if isinstance(value, dict):
-        return {_plain(key): _plain(item) for key, item in value.items()}
-    return copy.deepcopy(value)
 
 
 def _check_score(record: SearchHit | DocumentHit) -> None:
@@ -168,7 +56,7 @@ def _check_score(record: SearchHit | DocumentHit) -> None:
     object.__setattr__(record, "score", score)
 
 
-@_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FileRecord:
     """A file known to the store: its bytes are kept, its text is extracted and chunked."""
 
@@ -195,7 +83,7 @@ class FileCounts:
     total: int = 0
 
 
-@_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class VectorStore:
     """A named collection of files that can be searched together."""
 
@@ -209,7 +97,7 @@ class VectorStore:
     usage_bytes: int = 0
 
 
-@_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class VectorStoreFile:
     """A file's membership in a vector store, with the attributes filters look at."""
 
@@ -222,7 +110,7 @@ class VectorStoreFile:
     bytes: int = 0
 
 
-@_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SearchHit:
     """One retrieved chunk: where it comes from, how well it matched, and its text."""
 
@@ -243,7 +131,7 @@ class SearchHit:
         _check_score(self)
 
 
-@_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DocumentHit:
     """One document in a listing: the file, its best score and a short summary."""
 
@@ -260,7 +148,7 @@ class DocumentHit:
         _check_score(self)
 
 
-@_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Page:
     """A page of a document's extracted text (the whole text is page 1 of a non-paged file)."""
 
@@ -270,7 +158,7 @@ class Page:
     char_end: int
 
 
-@_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FileText:
     """A document's extracted text with its page layout; backs the file_reader tool."""
 
@@ -286,7 +174,7 @@ class FileText:
         return len(self.pages)
 
 
-@_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class IngestResult:
     """What happened to one file of an ingest: stored, found as a duplicate, or rejected."""
 
@@ -305,7 +193,7 @@ class IngestResult:
         return self.status != "rejected"
 
 
-@_record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BatchReport:
     """Per-file results of a batch ingest, in input order.
 

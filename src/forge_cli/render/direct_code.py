@@ -2,9 +2,9 @@
 
 rich's Markdown draws fenced and indented code with ``Syntax(code, lexer, theme="monokai",
 word_wrap=True, padding=1)``. This draws the same cells with one lexer per language and one
-theme object for all blocks (rich looks the lexer up and builds the theme for every block), and
-builds the lexer for code that is all ASCII from ASCII-only patterns (ADR-0025). pygments is
-imported with the first code block, not before the first token is painted.
+theme object for all blocks (rich looks the lexer up and builds the theme for every block): the
+stock pygments lexer, as ``Syntax`` uses it. pygments is imported with the first code block, not
+before the first token is painted.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from rich.control import strip_control_codes
 from rich.segment import Segment
 from rich.style import Style
 
-from forge_cli.render.ascii_lexer import ascii_variant
 from forge_cli.render.direct_text import MIN_WIDTH, Block, Line, Span, Unsupported, wrap_text
 
 __all__ = ["CODE_THEME", "CodeBlock"]
@@ -49,7 +48,7 @@ class CodeBlock(Block):
         combined: dict[Style, Style] = {}
         # No lexer has a name this long: such a name (untrusted) is not kept in the cache.
         name = self.lexer if len(self.lexer) <= _MAX_LEXER_NAME else "text"
-        lexer = _lexer(name, code.isascii())
+        lexer = _lexer(name)
         for token_type, content in lexer.get_tokens(code):
             content = strip_control_codes(content)
             token_style = theme.get_style_for_token(token_type)
@@ -82,11 +81,9 @@ class CodeBlock(Block):
 
 
 @lru_cache(maxsize=64)
-def _lexer(name: str, ascii_only: bool) -> Any:  # a pygments Lexer (no type information)
+def _lexer(name: str) -> Any:  # a pygments Lexer (no type information)
     """The lexer ``Syntax`` looks up by ``name`` (the plain-text one when unknown), built once:
-    building a lexer costs more than highlighting a short block. For code that is all ASCII,
-    its ASCII variant (:mod:`forge_cli.render.ascii_lexer`: the same tokens on such text, built
-    in half the time or less)."""
+    building a lexer costs more than highlighting a short block."""
     from pygments.lexers import find_lexer_class_by_name
     from pygments.util import ClassNotFound
 
@@ -94,15 +91,7 @@ def _lexer(name: str, ascii_only: bool) -> Any:  # a pygments Lexer (no type inf
         lexer_class = find_lexer_class_by_name(name)
     except ClassNotFound:
         lexer_class = find_lexer_class_by_name("text")
-    options = {"stripnl": False, "ensurenl": True, "tabsize": 4}  # as Syntax sets them
-    if ascii_only:
-        variant = ascii_variant(lexer_class)
-        if variant is not None:
-            try:
-                return variant(**options)
-            except Exception:  # a pygments change: highlight as pygments itself does
-                pass
-    return lexer_class(**options)
+    return lexer_class(stripnl=False, ensurenl=True, tabsize=4)  # as Syntax sets them
 
 
 @cache

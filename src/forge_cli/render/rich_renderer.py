@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.control import Control
 from rich.live import Live
 from rich.segment import ControlType
@@ -81,17 +81,23 @@ class _MessageStream:
         return prefix + cites.cite(text, block, positioned_annotations(message), numbering)
 
 
-class _Live(Live):
-    """A ``Live`` whose next print shows the renderable just set.
+class _Frame:
+    """What the live region shows: the view set last.
 
-    Printing while live redraws the region from what the last ``refresh`` saw; setting the
-    renderable here too lets one print both commit to the scrollback and redraw the new region
-    (one screen write per tick instead of two).
+    rich's ``Live`` hands its region a new renderable on ``refresh`` only, and a print while live
+    redraws the region from what it holds. The region holds this frame for its whole life and
+    the frame draws whatever view was set last, so one print both commits to the scrollback and
+    draws the new region (one screen write per tick instead of two), through ``Live``'s public
+    API only.
     """
 
-    def update(self, renderable: RenderableType, *, refresh: bool = False) -> None:
-        super().update(renderable, refresh=refresh)
-        self._live_render.set_renderable(self.renderable)
+    __slots__ = ("view",)
+
+    def __init__(self) -> None:
+        self.view: RenderableType = Text("")
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.view
 
 
 class RichRenderer:
@@ -126,7 +132,8 @@ class RichRenderer:
         self._committed = 0
         self._stream: _MessageStream | None = None
         self._pending: list[RenderableType] = []
-        self._live: _Live | None = None
+        self._live: Live | None = None
+        self._frame = _Frame()
         self._last: Response | None = None
         self._citations: list[Citation] | None = None
         self._finished = False
@@ -233,7 +240,7 @@ class RichRenderer:
         self._pending.extend(self._closing(final, self._numbering, interrupted, error))
         self._erase_adopted_line()  # never drawn over (no frame came): nothing is left of it
         if self._live is not None:
-            self._live.update(Text(""))
+            self._frame.view = Text("")
             self._live.stop()
             self._live = None
         self._flush()
@@ -375,7 +382,7 @@ class RichRenderer:
         self._paused = True
         self.clock.pause()  # the wait for an answer is not the answer's time
         if self._live is not None:
-            self._live.update(Text(""))
+            self._frame.view = Text("")
             self._live.stop()
             self._live = None
 
@@ -394,7 +401,8 @@ class RichRenderer:
         self._dirty = False
         self.redraws += 1
         if self._live is None:
-            self._live = _Live(
+            self._live = Live(
+                self._frame,
                 console=self.console,
                 auto_refresh=False,
                 transient=True,
@@ -410,7 +418,7 @@ class RichRenderer:
                 # line, in the same write (rich 15's LiveRender keeps its last size in _shape).
                 self._live._live_render._shape = (self.console.width, 1)
         self._erase_adopted_line()
-        self._live.update(self._live_view(response))
+        self._frame.view = self._live_view(response)
         if self._pending:
             self._flush()
         else:
