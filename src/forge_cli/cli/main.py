@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from forge_cli.__about__ import __version__
-from forge_cli._lazy import start_up_done
 from forge_cli.cli.commands import COMMANDS, EXIT_CODES_EPILOG, GROUP_HELP
 from forge_cli.cli.helpformat import ForgeContext, use_forge_help
 from forge_cli.errors import (
@@ -27,15 +26,24 @@ from forge_cli.errors import (
     ForgeError,
     OutputClosed,
 )
+from forge_cli.startup import StartUp
 
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
-__all__ = ["COMMANDS", "EXIT_CODES_EPILOG", "LazyGroup", "cli", "end_without_teardown", "main"]
+__all__ = [
+    "COMMANDS",
+    "EXIT_CODES_EPILOG",
+    "LazyGroup",
+    "cli",
+    "end_without_teardown",
+    "main",
+    "start_up_of",
+]
 
 _WARMING_UP = frozenset({"ask", "chat"})
 """Commands that load what they need on the warm-up thread after their start: the collector
-comes back on when that is done (``forge_cli._lazy.start_up_done``), not when they are loaded."""
+comes back on when that is done (``StartUp.done``), not when they are loaded."""
 
 _leave_at_once = False
 """Set by a command that has written and saved everything (see :func:`end_without_teardown`)."""
@@ -72,7 +80,9 @@ class LazyGroup(click.Group):
         if not isinstance(command, click.Command):
             raise TypeError(f"{target[0]} is not a click command")
         if cmd_name not in _WARMING_UP:
-            start_up_done()  # the command is loaded: its own work runs with the collector on
+            start_up_of(
+                ctx
+            ).done()  # the command is loaded: its own work runs with the collector on
         return use_forge_help(command)
 
     def make_context(
@@ -136,6 +146,13 @@ def cli(ctx: click.Context) -> None:
         ctx.invoke(chat)
 
 
+def start_up_of(ctx: click.Context | None = None) -> StartUp:
+    """This run's :class:`StartUp`: the one ``cli.entry.main`` passed to :func:`main` (click's
+    context object), or a fresh one for a run without it (``CliRunner`` in tests, a program
+    that calls :data:`cli` itself). ``ctx``: the current context when not given."""
+    return (ctx or click.get_current_context()).ensure_object(StartUp)
+
+
 def _debug_requested(args: Sequence[str]) -> bool:
     return "--debug" in args or os.environ.get("FORGE_DEBUG", "").lower() in ("1", "true", "yes")
 
@@ -163,14 +180,17 @@ def _print_traceback() -> None:
     sys.stderr.write(sanitize(redact(traceback.format_exc())))
 
 
-def run(args: Sequence[str]) -> int:
-    """Run the CLI on ``args``; returns the exit code (every error printed as one line)."""
+def run(args: Sequence[str], start_up: StartUp | None = None) -> int:
+    """Run the CLI on ``args``; returns the exit code (every error printed as one line).
+    ``start_up``: the process's start-up (:func:`start_up_of`), when the entry point made it."""
     debug = _debug_requested(args)
     from forge_cli.redact import register_environment_secrets
 
     register_environment_secrets(os.environ)
     try:
-        result: Any = cli.main(args=list(args), prog_name="forge", standalone_mode=False)
+        result: Any = cli.main(
+            args=list(args), prog_name="forge", standalone_mode=False, obj=start_up
+        )
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.Abort:
@@ -226,9 +246,9 @@ def _discard_stdout() -> None:
         pass
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point."""
-    code = run(sys.argv[1:] if argv is None else argv)
+def main(argv: Sequence[str] | None = None, *, start_up: StartUp | None = None) -> None:
+    """Console-script entry point (``cli.entry.main`` passes the process's ``start_up``)."""
+    code = run(sys.argv[1:] if argv is None else argv, start_up)
     try:
         sys.stdout.flush()
     except (BrokenPipeError, ValueError):
