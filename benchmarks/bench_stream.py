@@ -233,7 +233,7 @@ def run_turn_path(body: bytes, mode: str, *, batched: bool, chat: bool = False) 
 
 
 class _PerEvent:
-    """A backend that offers ``stream`` only (as the chat and local backends do)."""
+    """A backend whose batches hold one event each (as the local and scripted backends')."""
 
     name = "responses"
     runs_hosted_tools = True
@@ -243,6 +243,11 @@ class _PerEvent:
 
     def stream(self, request: Any) -> Any:
         return self._backend.stream(request)
+
+    def stream_batches(self, request: Any) -> Any:
+        from forge_cli.backends.base import one_event_per_batch
+
+        return one_event_per_batch(self.stream(request))
 
     async def aclose(self) -> None:
         await self._backend.aclose()

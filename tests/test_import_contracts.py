@@ -14,6 +14,7 @@ LEAVES = {
     "forge_cli.errors",
     "forge_cli.sanitize",
     "forge_cli._lazy",
+    "forge_cli.startup",
     "forge_cli.logs",
     "forge_cli.prompting",
     "forge_cli.wording",

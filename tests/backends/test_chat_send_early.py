@@ -1,6 +1,6 @@
 """``ChatCompletionsBackend.send_early``: a Chat Completions body written before its typed Request
-exists is taken over by the next ``stream_batches`` whose body is the same JSON -- one request on
-the wire, and the retries, errors and events of an ordinary send (ADR 0020)."""
+exists, its reply streamed by ``stream_early`` -- one request on the wire, and the retries, errors
+and events of an ordinary send (ADR 0020); any other send drops an early send nobody took."""
 
 from __future__ import annotations
 
@@ -58,6 +58,11 @@ async def _events(backend: ChatCompletionsBackend, request: Request) -> list[Str
     return [event async for batch in backend.stream_batches(request) for event in batch]
 
 
+async def _early_events(backend: ChatCompletionsBackend) -> list[StreamEvent]:
+    """The events of the reply to the request ``send_early`` wrote (``stream_early``)."""
+    return [event async for batch in backend.stream_early() for event in batch]
+
+
 async def _run(
     server: LoopbackServer, request: Request, *, early: Request | None, **options: Any
 ) -> list[StreamEvent] | ForgeError:
@@ -65,6 +70,7 @@ async def _run(
     try:
         if early is not None:
             await backend.send_early(_body(early))
+            return await _early_events(backend)  # its reply is the request's, by construction
         return await _events(backend, request)
     except ForgeError as exc:
         return exc
@@ -109,7 +115,7 @@ async def test_send_early_returns_once_the_body_is_written() -> None:
             await backend.send_early(_body(_request()))  # no reply has started
             assert await asyncio.to_thread(server.wait_for_requests, 1)
             gate.set()
-            events = await _events(backend, _request())
+            events = await _early_events(backend)
         finally:
             await backend.aclose()
     assert events[-1].type == "response.completed"
@@ -159,7 +165,7 @@ async def test_a_failed_early_send_is_raised_once() -> None:
     try:
         await backend.send_early(_body(_request()))  # returns: the attempt is over
         with pytest.raises(BackendConnectionError):
-            await _events(backend, _request())
+            await _early_events(backend)
         assert backend._early is None  # handed over once: a second stream sends again
         with pytest.raises(BackendConnectionError):
             await _events(backend, _request())
@@ -217,107 +223,3 @@ async def test_closing_the_backend_collects_a_failed_early_send() -> None:
     await backend.send_early(_body(_request()))  # the attempt failed; nobody takes it over
     await backend.aclose()  # its error is retrieved here, not raised, not left unretrieved
     assert backend._early is None
-
-
-# --- reading the early send's reply while the models are imported (ADR-0018, ADR-0020) ----------
-
-
-async def _read_early_then_stream(
-    server: LoopbackServer,
-) -> tuple[list[list[StreamEvent]], ForgeError | None]:
-    backend = _backend(server)
-    request = _request()
-    busy: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    batches: list[list[StreamEvent]] = []
-    try:
-        await backend.send_early(_body(request))
-        backend.read_early_while(busy)
-        async for batch in backend.stream_batches(request):
-            batches.append(batch)
-        return batches, None
-    except ForgeError as exc:
-        return batches, exc
-    finally:
-        busy.set_result(None)
-        await backend.aclose()
-
-
-def _text(batches: list[list[StreamEvent]]) -> str:
-    return "".join(e.data["delta"] for b in batches for e in b if e.type.endswith("text.delta"))
-
-
-async def test_batches_read_early_are_yielded_first_and_the_rest_follows(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    offered: list[Any] = []
-    painted = asyncio.Event()
-
-    def preview(batch: Any) -> bool:  # reads on until a batch with text, then asks to fold
-        offered.append(batch)
-        if any(e.type.endswith("text.delta") for e in batch):
-            painted.set()
-            return False
-        return True
-
-    monkeypatch.setattr("forge_cli._lazy.first_paint", preview)
-    gate = threading.Event()
-    with LoopbackServer() as server:
-        server.add(_answer("One two three", gate=gate))
-        reader = asyncio.ensure_future(_read_early_then_stream(server))
-        await painted.wait()  # the early reader has the first words (the server waits on the gate)
-        gate.set()
-        batches, error = await reader
-        assert len(server.requests) == 1
-    assert error is None
-    assert [id(b) for b in batches[: len(offered)]] == [id(b) for b in offered]
-    assert _text(batches) == "One two three"
-    assert batches[-1][-1].type == "response.completed"
-
-
-async def test_a_stream_read_whole_early_is_yielded_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    offered: list[Any] = []
-
-    def preview(batch: Any) -> bool:  # keeps reading to the end
-        offered.append(batch)
-        return True
-
-    monkeypatch.setattr("forge_cli._lazy.first_paint", preview)
-    with LoopbackServer() as server:
-        server.add(_answer("One two three"))
-        batches, error = await _read_early_then_stream(server)
-    assert error is None
-    assert [id(b) for b in batches] == [id(b) for b in offered]
-    assert _text(batches) == "One two three"
-
-
-async def test_an_error_met_while_reading_early_comes_after_what_was_read(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr("forge_cli._lazy.first_paint", lambda batch: True)
-    with LoopbackServer() as server:
-        server.add(_answer("One two three", drop=True))
-        batches, error = await _read_early_then_stream(server)
-    with LoopbackServer() as server:  # the same reply without an early reader
-        server.add(_answer("One two three", drop=True))
-        plain = await _run(server, _request(), early=_request())
-    assert _text(batches) == "One two three"
-    assert isinstance(error, ForgeError)
-    assert isinstance(plain, ForgeError)
-    assert type(error) is type(plain)
-    assert re.sub(r":\d+/", ":PORT/", str(error)) == re.sub(r":\d+/", ":PORT/", str(plain))
-
-
-async def test_an_early_reader_nobody_took_over_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("forge_cli._lazy.first_paint", lambda batch: True)
-    gate = threading.Event()
-    with LoopbackServer() as server:
-        server.add(_answer("One two three", gate=gate))
-        backend = _backend(server)
-        busy: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await backend.send_early(_body(_request()))
-        backend.read_early_while(busy)
-        assert await asyncio.to_thread(server.wait_for_requests, 1)
-        await backend.aclose()  # the reader is cancelled, the reply closed: nothing hangs
-        gate.set()
-        busy.set_result(None)
-    assert len(server.requests) == 1

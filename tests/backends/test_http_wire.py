@@ -673,7 +673,7 @@ async def test_an_early_send_redirected_to_another_host_leaves_the_key_behind() 
                 server.url.removesuffix("/x"), api_key="sk-early-0123456789"
             ) as backend:
                 await backend.send_early(request.to_wire())
-                events = [event async for event in backend.stream(request)]
+                events = [e async for batch in backend.stream_early() for e in batch]
     assert events[-1].type == "response.completed"
     first, second = (raw.lower().split(b"\r\n\r\n") for raw in seen)
     assert b"authorization: bearer sk-early-0123456789" in first[0]

@@ -1,11 +1,10 @@
-"""``ResponsesBackend.send_early``: a request written before its typed Request exists is taken over
-by the next ``stream_batches`` with the same body -- one request on the wire, and the retries,
-errors and events of an ordinary send (ADR 0020)."""
+"""``ResponsesBackend.send_early``: a request written before its typed Request exists, its reply
+streamed by ``stream_early`` -- one request on the wire, and the retries, errors and events of an
+ordinary send (ADR 0020); any other send drops an early send nobody took."""
 
 from __future__ import annotations
 
 import asyncio
-import re
 import threading
 from typing import Any
 
@@ -15,11 +14,8 @@ from forge_cli.backends import ResponsesBackend, RetryPolicy
 from forge_cli.errors import AuthError, BackendConnectionError, BackendHTTPError, ForgeError
 from forge_cli.protocol import Request, StreamEvent
 from helpers.loopback import (
-    AwaitDisconnect,
-    Drop,
     LoopbackServer,
     Reply,
-    WaitFor,
     responses_answer,
     sse,
 )
@@ -45,6 +41,11 @@ async def _events(backend: ResponsesBackend, request: Request) -> list[StreamEve
     return [event async for batch in backend.stream_batches(request) for event in batch]
 
 
+async def _early_events(backend: ResponsesBackend) -> list[StreamEvent]:
+    """The events of the reply to the request ``send_early`` wrote (``stream_early``)."""
+    return [event async for batch in backend.stream_early() for event in batch]
+
+
 async def _run(
     server: LoopbackServer, request: Request, *, early: Request | None, **options: Any
 ) -> list[StreamEvent] | ForgeError:
@@ -52,6 +53,7 @@ async def _run(
     try:
         if early is not None:
             await backend.send_early(early.to_wire())
+            return await _early_events(backend)  # its reply is the request's, by construction
         return await _events(backend, request)
     except ForgeError as exc:
         return exc
@@ -91,7 +93,7 @@ async def test_send_early_returns_once_the_body_is_written() -> None:
             await backend.send_early(_request().to_wire())  # no reply has started
             assert server.wait_for_requests(1)
             gate.set()
-            events = await _events(backend, _request())
+            events = await _early_events(backend)
         finally:
             await backend.aclose()
     assert [event.type for event in events] == ["response.completed"]
@@ -139,7 +141,7 @@ async def test_a_failed_connection_is_reported_once_as_usual() -> None:
     try:
         await backend.send_early(_request().to_wire())  # returns: the attempt is over
         with pytest.raises(BackendConnectionError, match="could not connect"):
-            await _events(backend, _request())
+            await _early_events(backend)
     finally:
         await backend.aclose()
 
@@ -198,164 +200,8 @@ async def test_closing_the_backend_collects_a_failed_early_send() -> None:
     assert backend._early is None
 
 
-# --- reading the early send's reply while the models are imported (ADR-0018, ADR-0020) ----------
-
-
-def _three_parts(*, drop: bool = False, gate: threading.Event | None = None) -> Reply:
-    """A reply whose deltas arrive in separate network reads (a gate after the first when
-    given), optionally cut off after them."""
-    steps: list[Any] = [sse({"type": "response.output_text.delta", "delta": "One"})]
-    if gate is not None:
-        steps.append(WaitFor(gate))
-    steps += [
-        sse({"type": "response.output_text.delta", "delta": " two"}),
-        sse({"type": "response.output_text.delta", "delta": " three"}),
-    ]
-    if drop:
-        steps.append(Drop())
-    else:
-        steps += responses_answer("One two three")[-1:]  # response.completed
-    return Reply.sse(steps)
-
-
-async def _read_early_then_stream(
-    server: LoopbackServer, **fields: Any
-) -> tuple[list[list[StreamEvent]], ForgeError | None]:
-    """``send_early``, an early reader offering batches to the (patched) first-paint preview,
-    then ``stream_batches`` taking the send over."""
-    backend = ResponsesBackend(server.base_url, api_key=KEY, sleep=_no_sleep)
-    request = _request(**fields)
-    busy: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    batches: list[list[StreamEvent]] = []
-    try:
-        await backend.send_early(request.to_wire())
-        backend.read_early_while(busy)
-        async for batch in backend.stream_batches(request):
-            batches.append(batch)
-        return batches, None
-    except ForgeError as exc:
-        return batches, exc
-    finally:
-        busy.set_result(None)
-        await backend.aclose()
-
-
-async def test_batches_read_early_are_yielded_first_and_the_rest_follows(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    offered: list[Any] = []
-    painted = asyncio.Event()
-
-    def preview(batch: Any) -> bool:  # shows the first batch, then asks to fold
-        offered.append(batch)
-        painted.set()
-        return False
-
-    monkeypatch.setattr("forge_cli._lazy.first_paint", preview)
-    gate = threading.Event()
-    with LoopbackServer() as server:
-        server.add(_three_parts(gate=gate))
-        reader = asyncio.ensure_future(_read_early_then_stream(server))
-        await painted.wait()  # the early reader has the first read (the server waits on the gate)
-        gate.set()
-        batches, error = await reader
-        assert len(server.requests) == 1
-    assert error is None
-    assert batches[0] is offered[0]  # the very batch the preview painted, not a second read
-    assert len(offered) == 1
-    deltas = [e.data["delta"] for b in batches for e in b if e.type.endswith(".delta")]
-    assert deltas == ["One", " two", " three"]
-    assert batches[-1][-1].type == "response.completed"
-
-
-async def test_a_stream_read_whole_early_is_yielded_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    offered: list[Any] = []
-
-    def preview(batch: Any) -> bool:  # keeps reading to the end
-        offered.append(batch)
-        return True
-
-    monkeypatch.setattr("forge_cli._lazy.first_paint", preview)
-    with LoopbackServer() as server:
-        server.add(_three_parts())
-        batches, error = await _read_early_then_stream(server)
-    assert error is None
-    assert [id(b) for b in batches] == [id(b) for b in offered]
-    assert sum(len(b) for b in batches) == 4
-
-
-async def test_an_error_met_while_reading_early_comes_after_what_was_read(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr("forge_cli._lazy.first_paint", lambda batch: True)
-    with LoopbackServer() as server:
-        server.add(_three_parts(drop=True))
-        batches, error = await _read_early_then_stream(server)
-    with LoopbackServer() as server:  # the same reply without an early reader
-        server.add(_three_parts(drop=True))
-        plain = await _run(server, _request(), early=_request())
-    deltas = [e.data["delta"] for b in batches for e in b if e.type.endswith(".delta")]
-    assert deltas == ["One", " two", " three"]
-    assert isinstance(error, ForgeError)
-    assert isinstance(plain, ForgeError)
-    assert type(error) is type(plain)
-    assert re.sub(r":\d+/", ":PORT/", str(error)) == re.sub(r":\d+/", ":PORT/", str(plain))
-
-
-async def test_an_early_reader_nobody_took_over_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("forge_cli._lazy.first_paint", lambda batch: False)
-    gate = threading.Event()
-    with LoopbackServer() as server:
-        server.add(_three_parts(gate=gate))
-        backend = ResponsesBackend(server.base_url, api_key=KEY, sleep=_no_sleep)
-        busy: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await backend.send_early(_request().to_wire())
-        backend.read_early_while(busy)
-        assert server.wait_for_requests(1)  # the server has it (and waits on the gate)
-        await backend.aclose()  # the reader is cancelled, the reply closed: nothing hangs
-        gate.set()
-        busy.set_result(None)
-    assert len(server.requests) == 1
-
-
-async def test_cancelled_while_taking_over_a_read_in_flight_closes_the_reply(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Ctrl-C while ``stream_batches`` waits for the early reader's read in flight: the reply is
-    closed at once (the server sees the client leave before the backend is closed)."""
-    offered = asyncio.Event()
-
-    with LoopbackServer() as server:
-        server.add(
-            Reply.sse(
-                [sse({"type": "response.output_text.delta", "delta": "One"}), AwaitDisconnect()]
-            )
-        )
-        backend = ResponsesBackend(server.base_url, api_key=KEY, sleep=_no_sleep)
-        busy: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        request = _request()
-        await backend.send_early(request.to_wire())
-        monkeypatch.setattr("forge_cli._lazy.first_paint", lambda batch: offered.set() or True)
-        backend.read_early_while(busy)
-        await offered.wait()  # the first batch is read; the reader waits for the next
-        busy.set_result(None)
-        taker = asyncio.ensure_future(_events(backend, request))
-        while backend._early is not None:  # stream_batches took the send over
-            await asyncio.sleep(0)
-        taker.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await taker
-        try:
-            assert server.requests[0].disconnected.wait(5)
-        finally:
-            await backend.aclose()
-
-
-@pytest.mark.parametrize("stage", ["send", "reader"])
-async def test_dropping_an_early_send_does_not_swallow_its_callers_cancellation(
-    stage: str,
-) -> None:
-    """``aclose`` (``_drop_early``) cancels the early send and its reader and waits for them; a
+async def test_dropping_an_early_send_does_not_swallow_its_callers_cancellation() -> None:
+    """``aclose`` (``_drop_early``) cancels the early send and waits for it; a
     cancellation of the task calling it meanwhile (a second Ctrl-C, a timeout around the close)
     is that task's own and must still end it, not be taken for the send's."""
     from forge_cli.backends._early import EarlySending
@@ -374,18 +220,14 @@ async def test_dropping_an_early_send_does_not_swallow_its_callers_cancellation(
 
     async def send(sent: asyncio.Future[None]) -> Any:
         sent.set_result(None)
-        if stage == "send":
-            await slow_to_cancel()
+        await slow_to_cancel()
         return await asyncio.get_running_loop().create_future()
 
     sending = EarlySending()
     await sending._start_early({"a": 1}, send)
-    if stage == "reader":
-        assert sending._early is not None
-        sending._early.reader = asyncio.ensure_future(slow_to_cancel())
     await started.wait()
     closer = asyncio.ensure_future(sending._drop_early())
-    await winding_down.wait()  # _drop_early waits for the cancelled send or reader to end
+    await winding_down.wait()  # _drop_early waits for the cancelled send to end
     closer.cancel()
     finish.set()
     with pytest.raises(asyncio.CancelledError):

@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from eval_helpers import answer_script  # type: ignore[import-not-found]
 
+from forge_cli.backends.base import one_event_per_batch
 from forge_cli.cli import eval_cmd
 from forge_cli.cli.main import COMMANDS, main
 from forge_cli.protocol.events import StreamEvent
@@ -39,6 +40,9 @@ class InterruptingBackend:
             await asyncio.Event().wait()
         for event in answer_script(f"answer {self.calls}", rid=f"r{self.calls}"):
             yield StreamEvent(event["type"], event)
+
+    def stream_batches(self, request: Request) -> AsyncIterator[list[StreamEvent]]:
+        return one_event_per_batch(self.stream(request))
 
     async def aclose(self) -> None:
         return None

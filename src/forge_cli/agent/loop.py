@@ -18,8 +18,8 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Protocol, assert_never, cast
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from typing import assert_never
 
 from forge_cli.agent.citations import annotate_citations
 from forge_cli.agent.drivers.base import Driver, TurnResult, TurnUpdate
@@ -35,7 +35,7 @@ from forge_cli.agent.events import (
     RunStatus,
 )
 from forge_cli.agent.state import AgentState
-from forge_cli.backends.base import Backend
+from forge_cli.backends.base import Backend, ListModels
 from forge_cli.errors import UsageError
 from forge_cli.prompting import PausableClock
 from forge_cli.protocol.events import StreamEvent
@@ -143,9 +143,7 @@ class AgentLoop:
                         cut = True
                         break
             finally:
-                closer = getattr(turns, "aclose", None)
-                if closer is not None:
-                    await closer()
+                await turns.aclose()
             if cut and turn is None:  # stopped mid-reply: keep what arrived, run no calls
                 partial = [i for i in last.output[len(state.items) :] if not is_function_call(i)]
                 state.items.extend(partial)
@@ -390,27 +388,25 @@ class _CountingBackend:
         self.runs_hosted_tools = inner.runs_hosted_tools
         self.requests = 0
 
-    def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    @property
+    def stores_responses(self) -> bool:
+        return self.inner.stores_responses
+
+    @property
+    def list_models(self) -> ListModels | None:
+        return self.inner.list_models
+
+    def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         self.requests += 1
         return self.inner.stream(request)
+
+    def stream_batches(self, request: Request) -> AsyncGenerator[list[StreamEvent], None]:
+        self.requests += 1
+        return self.inner.stream_batches(request)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
 
 
-class _CountingBatchedBackend(_CountingBackend):
-    """The same, for a backend that also hands over the events of one network read as a list."""
-
-    def stream_batches(self, request: Request) -> AsyncIterator[list[StreamEvent]]:
-        self.requests += 1
-        return cast("_Batched", self.inner).stream_batches(request)
-
-
-class _Batched(Protocol):
-    def stream_batches(self, request: Request) -> AsyncIterator[list[StreamEvent]]: ...
-
-
 def _counting(inner: Backend) -> _CountingBackend:
-    if getattr(inner, "stream_batches", None) is not None:
-        return _CountingBatchedBackend(inner)
     return _CountingBackend(inner)

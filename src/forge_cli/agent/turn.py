@@ -23,11 +23,11 @@ the task was cancelled (Ctrl+C)             ``interrupted`` none; ``CancelledErr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
-from forge_cli._lazy import first_paint, wait_for_background_imports
 from forge_cli.errors import (
     BudgetExceededError,
     ForgeError,
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from forge_cli.backends.base import Backend
     from forge_cli.protocol.events import StreamEvent
     from forge_cli.protocol.response import Response
+    from forge_cli.startup import StartUp
 
 __all__ = [
     "OutcomeSink",
@@ -49,6 +50,7 @@ __all__ = [
     "TurnStatus",
     "UpdateSink",
     "backend_responder",
+    "batches_responder",
     "response_type",
     "run_turn",
     "settle_cut_short",
@@ -159,82 +161,45 @@ def settle_cut_short(response: Response | None) -> Response | None:
     return response.model_copy(update={"output": output}) if changed else response
 
 
-def backend_responder(backend: Backend) -> Responder:
+def backend_responder(backend: Backend, *, start_up: StartUp | None = None) -> Responder:
     """A responder that folds ``backend``'s event stream; a server-reported failure raises.
 
-    A backend with ``stream_batches`` (the events of one network read as one list) is folded a
-    batch at a time: one snapshot per batch instead of one per event (ADR 0015).
+    It is folded a batch (the events of one network read) at a time: one snapshot per batch
+    instead of one per event (ADR 0015). With ``start_up``, its warm-up (what the fold needs,
+    imported while the server works) is waited for once the first batch is here.
     """
-    batched = getattr(backend, "stream_batches", None)
-    if batched is not None:
-        return _batch_responder(batched)
-    return _batch_responder(lambda request: _one_at_a_time(backend.stream(request)))
+    return batches_responder(backend.stream_batches, start_up=start_up)
 
 
-async def _one_at_a_time(events: AsyncIterator[StreamEvent]) -> AsyncIterator[list[StreamEvent]]:
-    """A per-event stream as batches of one (folded exactly as event by event)."""
-    try:
-        async for event in events:
-            yield [event]
-    finally:
-        close = getattr(events, "aclose", None)
-        if close is not None:
-            await close()
-
-
-def _batch_responder(
-    stream_batches: Callable[[Request], AsyncIterator[list[StreamEvent]]],
+def batches_responder(
+    stream_batches: Callable[[Request], AsyncGenerator[list[StreamEvent], None]],
+    *,
+    start_up: StartUp | None = None,
 ) -> Responder:
+    """:func:`backend_responder` for any source of event batches (``forge ask``'s first turn
+    folds the reply of the request it sent early: ``EarlySending.stream_early``)."""
+
     async def respond(request: Request) -> AsyncIterator[AnswerUpdate]:
-        batches = stream_batches(request)
-        try:
+        async with aclosing(stream_batches(request)) as batches:
             first = await anext(batches, None)  # the request is out before anything is imported
-            early, failure = await _read_while_importing(first, batches)
-            wait_for_background_imports()
+            if start_up is not None:
+                start_up.wait_for_imports()
             from forge_cli.stream import SnapshotBuilder, fold_batches, raise_for_failure
 
             builder = SnapshotBuilder()
-            async for snapshot in fold_batches(_chain(early, failure, batches), builder):
+            async for snapshot in fold_batches(_chain(first, batches), builder):
                 yield snapshot
-        finally:
-            close = getattr(batches, "aclose", None)
-            if close is not None:
-                await close()
         raise_for_failure(builder)
 
     return respond
 
 
-async def _read_while_importing(
-    first: list[StreamEvent] | None, rest: AsyncIterator[list[StreamEvent]]
-) -> tuple[list[list[StreamEvent]], Exception | None]:
-    """The batches read before folding starts, and the error that ended the stream meanwhile.
-
-    The first batch; then, while the background imports still run and the first-paint preview
-    shows each batch as it comes (ADR-0018), the next ones. A stream error is kept and raised
-    after these batches are folded, as if it came then (what arrived is still shown and saved).
-    """
-    early: list[list[StreamEvent]] = []
-    batch = first
-    while batch is not None:
-        early.append(batch)
-        if not first_paint(batch):  # a failure to draw is not the stream's: it goes up now
-            break
-        try:
-            batch = await anext(rest, None)
-        except Exception as exc:
-            return early, exc
-    return early, None
-
-
 async def _chain(
-    early: list[list[StreamEvent]],
-    failure: Exception | None,
-    rest: AsyncIterator[list[StreamEvent]],
+    first: list[StreamEvent] | None, rest: AsyncIterator[list[StreamEvent]]
 ) -> AsyncIterator[Sequence[StreamEvent]]:
-    for item in early:
-        yield item
-    if failure is not None:
-        raise failure
-    async for item in rest:
-        yield item
+    """The first batch (read before the fold's modules were waited for), then the rest."""
+    if first is None:
+        return
+    yield first
+    async for batch in rest:
+        yield batch

@@ -25,7 +25,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 
-from forge_cli._lazy import request_sent
 from forge_cli.backends._error_body import error_json
 from forge_cli.errors import (
     AuthError,
@@ -223,17 +222,20 @@ class ErrorContext:
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-async def _trace(name: str, info: dict[str, Any]) -> None:
-    if name.endswith("send_request_body.complete"):
-        request_sent()
+def mark_sent(
+    on_sent: Callable[[], None],
+) -> Callable[[httpx2.Request], Awaitable[None]]:
+    """An httpx2 ``request`` event hook that calls ``on_sent`` once the request is sent
+    (its body written): the CLI warms up from then on (``StartUp.request_sent``)."""
 
+    async def trace(name: str, info: dict[str, Any]) -> None:
+        if name.endswith("send_request_body.complete"):
+            on_sent()
 
-async def mark_sent(request: httpx2.Request) -> None:
-    """An httpx2 ``request`` event hook: :func:`forge_cli._lazy.request_sent` once it is sent.
+    async def hook(request: httpx2.Request) -> None:
+        request.extensions.setdefault("trace", trace)
 
-    The CLI imports the answer's renderer in the background from then on (first paint).
-    """
-    request.extensions.setdefault("trace", _trace)
+    return hook
 
 
 async def _read_bounded(response: httpx2.Response, limit: int) -> tuple[bytes, bool]:
@@ -324,6 +326,7 @@ def build_client(
     read_timeout: float,
     trust_env: bool = True,
     limits: Limits = DEFAULT_LIMITS,
+    on_request_sent: Callable[[], None] | None = None,
 ) -> httpx2.AsyncClient:
     """An AsyncClient with our timeouts: ``read`` is the idle time allowed between bytes.
 
@@ -332,6 +335,7 @@ def build_client(
     (``HTTPS_PROXY`` …) is honoured as httpx2 honours it. Redirects are followed (httpx drops the
     ``Authorization`` header when one leads to another host); error bodies are cut to
     ``limits.max_error_body_bytes`` by an event hook.
+    ``on_request_sent`` is called each time a request's body is written (:func:`mark_sent`).
     """
     timeout = httpx2.Timeout(
         connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
@@ -341,7 +345,7 @@ def build_client(
         follow_redirects=True,
         trust_env=trust_env,
         event_hooks={
-            "request": [mark_sent],
+            "request": [mark_sent(on_request_sent)] if on_request_sent is not None else [],
             "response": [bound_bodies(limits.max_error_body_bytes)],
         },
     )

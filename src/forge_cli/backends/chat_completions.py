@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     import httpx2
 
     from forge_cli.backends._http import BodyBudget, ErrorContext, SleepFunction
+    from forge_cli.backends.base import RequestSent
     from forge_cli.protocol.request import Request
 
 __all__ = ["PLACEHOLDER_API_KEY", "ChatCompletionsBackend"]
@@ -69,6 +70,7 @@ class ChatCompletionsBackend(EarlySending):
 
     name = "chat"
     runs_hosted_tools = False
+    stores_responses = False
 
     def __init__(
         self,
@@ -83,6 +85,7 @@ class ChatCompletionsBackend(EarlySending):
         limits: Limits = DEFAULT_LIMITS,
         think_tags: bool = True,
         sleep: SleepFunction | None = None,
+        on_request_sent: RequestSent | None = None,
     ) -> None:
         self.base_url = base_url
         self.limits = limits
@@ -103,6 +106,8 @@ class ChatCompletionsBackend(EarlySending):
         """Hosted tool types the last request carried that a Chat server cannot run."""
         self._sleep: SleepFunction = sleep or asyncio.sleep
         self._client: httpx2.AsyncClient | None = None
+        self._on_request_sent = on_request_sent
+        """Called each time a request's body is written (the CLI's warm-up)."""
         self._early = None
 
     def _get_client(self) -> httpx2.AsyncClient:
@@ -113,7 +118,10 @@ class ChatCompletionsBackend(EarlySending):
             # Follows redirects like the Responses backend; error bodies are cut to
             # limits.max_error_body_bytes before anyone reads them.
             self._client = build_client(
-                connect_timeout=self.connect_timeout, read_timeout=self.timeout, limits=self.limits
+                connect_timeout=self.connect_timeout,
+                read_timeout=self.timeout,
+                limits=self.limits,
+                on_request_sent=self._on_request_sent,
             )
         return self._client
 
@@ -164,7 +172,7 @@ class ChatCompletionsBackend(EarlySending):
         if sent is not None:
             from forge_cli.backends._early import signal_sent
 
-            request.extensions["trace"] = signal_sent(sent)
+            request.extensions["trace"] = signal_sent(sent, self._on_request_sent)
         return await send_with_retries(
             client,
             request,
@@ -174,7 +182,7 @@ class ChatCompletionsBackend(EarlySending):
             failures=CHAT_FAILURES,
         )
 
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         """Send ``request`` and yield Responses events as the chunks arrive."""
         async with aclosing(self.stream_batches(request)) as batches:
             async for batch in batches:
@@ -193,13 +201,9 @@ class ChatCompletionsBackend(EarlySending):
                 "the chat server cannot run hosted tools; dropped: %s",
                 ", ".join(body.dropped_tools),
             )
-        model = request.model
-        sent = self._stream_sent(
-            body.kwargs,
-            lambda: self._send("POST", "/chat/completions", body.kwargs),
-            lambda response: self._batches_of(response, model),
-        )
-        async with aclosing(sent) as batches:
+        await self._drop_early()  # an early send nobody took is not this request's
+        response = await self._send("POST", "/chat/completions", body.kwargs)
+        async with aclosing(self._batches_of(response, request.model)) as batches:
             async for batch in batches:
                 yield batch
 
@@ -208,26 +212,19 @@ class ChatCompletionsBackend(EarlySending):
         does not exist yet; return once it is written (or the attempt is over).
 
         ``forge ask`` writes a new conversation's first request before pydantic and the models
-        are imported (``conversations.first_chat_body``, ADR-0020). The next
-        :meth:`stream_batches` whose body (``to_chat_body``) is the same JSON takes this send
-        over -- the same client, retries, timeouts and error wording, an error raised there as it
-        would have been -- instead of sending again; a different body cancels it and is sent.
+        are imported (``conversations.first_chat_body``, ADR-0020) and streams its reply with
+        :meth:`stream_early` -- the same client, retries, timeouts and error wording, an error
+        raised there as :meth:`stream_batches` would raise it.
         """
         sent_body = dict(body)
         await self._start_early(
             sent_body, lambda sent: self._send("POST", "/chat/completions", sent_body, sent)
         )
 
-    def read_early_while(self, busy: asyncio.Future[Any]) -> None:
-        """Read the early send's reply while ``busy`` is not done, offering each batch to the
-        first-paint preview (:func:`forge_cli._lazy.first_paint`, ADR-0018); the
-        :meth:`stream_batches` that takes the send over yields those batches first, then the
-        rest of the same stream (an error met meanwhile after them). Returns at once."""
-        early = self._early
-        if early is None:
-            return
-        model = str(early.body.get("model", ""))
-        self._read_early_while(busy, lambda response: self._batches_of(response, model))
+    def _early_batches(
+        self, body: dict[str, Any], response: httpx2.Response
+    ) -> AsyncGenerator[list[StreamEvent], None]:
+        return self._batches_of(response, str(body.get("model", "")))
 
     async def _batches_of(
         self, response: httpx2.Response, model: str

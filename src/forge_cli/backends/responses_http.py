@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -34,6 +34,7 @@ from forge_cli.backends._http import (
 )
 from forge_cli.backends._kf_events import knowledge_forge_event
 from forge_cli.backends._responses_request import Dialect, responses_body, shape_wire
+from forge_cli.backends.base import RequestSent
 from forge_cli.errors import ConfigError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
@@ -57,6 +58,7 @@ class ResponsesBackend(EarlySending):
     is set; local servers need none) and is sent as a bearer token. ``store`` overrides the
     request's ``store`` field (pass ``False`` for vLLM, which rejects the default). A ``client``
     passed in is used as is (its timeouts apply) and is not closed by :meth:`aclose`.
+    ``on_request_sent`` is called each time a request's body is written (the CLI's warm-up).
 
     ``dialect`` says how the body is shaped: ``"openai"`` (standard fields only, the effort as
     ``reasoning.effort``) or ``"knowledge-forge"`` (Knowledge Forge's top-level ``effort`` and the
@@ -80,6 +82,7 @@ class ResponsesBackend(EarlySending):
         client: httpx2.AsyncClient | None = None,
         sleep: SleepFunction = asyncio.sleep,
         limits: Limits = DEFAULT_LIMITS,
+        on_request_sent: RequestSent | None = None,
     ) -> None:
         self.dialect: Dialect = dialect
         self.name = "knowledge-forge" if dialect == "knowledge-forge" else "responses"
@@ -97,8 +100,12 @@ class ResponsesBackend(EarlySending):
         self.store = store
         self._sleep = sleep
         self._owns_client = client is None
+        self._on_request_sent = on_request_sent
         self._client = client or build_client(
-            connect_timeout=connect_timeout, read_timeout=read_timeout, limits=limits
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            limits=limits,
+            on_request_sent=on_request_sent,
         )
         self._early = None
 
@@ -120,7 +127,7 @@ class ResponsesBackend(EarlySending):
         """
         return self.store is True
 
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         """Send ``request`` and yield its events as they arrive."""
         async with aclosing(self.stream_batches(request)) as batches:
             async for batch in batches:
@@ -136,22 +143,18 @@ class ResponsesBackend(EarlySending):
         body = self._body(responses_body(request, dialect=self.dialect))
         url = f"{self.base_url}/responses"
         ctx = self._context(url)
-        sent = self._stream_sent(
-            body,
-            lambda: self._send(body, url, ctx),
-            lambda response: self._batches_of(response, ctx),
-            _close_when_task_ends,
-        )
-        async with aclosing(sent) as batches:
+        await self._drop_early()  # an early send nobody took is not this request's
+        response = await self._send(body, url, ctx)
+        async with aclosing(self._batches_of(response, ctx)) as batches:
             async for batch in batches:
                 yield batch
 
     async def _batches_of(
-        self, response: httpx2.Response, ctx: ErrorContext, *, tie: bool = True
+        self, response: httpx2.Response, ctx: ErrorContext
     ) -> AsyncGenerator[list[StreamEvent], None]:
-        """The event batches of ``response``; closes it when done. ``tie``: close it also when the
-        task iterating this ends (see :func:`_close_when_task_ends`)."""
-        release = _close_when_task_ends(response) if tie else (lambda: None)
+        """The event batches of ``response``; closes it when done, also when the task iterating
+        this ends (see :func:`_close_when_task_ends`)."""
+        release = _close_when_task_ends(response)
         try:
             reject_html(response, ctx)
             if _is_json(response):
@@ -172,28 +175,19 @@ class ResponsesBackend(EarlySending):
         return once its body is written (or the attempt is over).
 
         ``forge ask`` writes its first request before the request model exists
-        (``conversations.first_request_wire``). The next :meth:`stream_batches` whose body is
-        the same takes this send over -- the same client, retries, timeouts and error mapping,
-        an error raised there as it would have been -- instead of sending again; a different
-        body cancels it and is sent as usual.
+        (``conversations.first_request_wire``) and streams its reply with
+        :meth:`stream_early` -- the same client, retries, timeouts and error mapping, an error
+        raised there as :meth:`stream_batches` would raise it.
         """
         body = self._body(shape_wire(dict(wire), dialect=self.dialect))
         url = f"{self.base_url}/responses"
         ctx = self._context(url)
         await self._start_early(body, lambda sent: self._send(body, url, ctx, sent))
 
-    def read_early_while(self, busy: asyncio.Future[Any]) -> None:
-        """Read the early send's reply while ``busy`` is not done, offering each batch to the
-        first-paint preview (:func:`forge_cli._lazy.first_paint`, ADR-0018).
-
-        ``forge ask`` imports pydantic and builds the typed request on a thread after
-        :meth:`send_early` (ADR-0020); a server that answers at once would otherwise wait for that
-        before its first words are painted. The batches read meanwhile are yielded first by the
-        :meth:`stream_batches` that takes the send over, then the rest of the same stream; an
-        error met meanwhile is raised there, after them. Returns at once (a task reads).
-        """
-        ctx = self._context(f"{self.base_url}/responses")
-        self._read_early_while(busy, lambda response: self._batches_of(response, ctx, tie=False))
+    def _early_batches(
+        self, body: dict[str, Any], response: httpx2.Response
+    ) -> AsyncGenerator[list[StreamEvent], None]:
+        return self._batches_of(response, self._context(f"{self.base_url}/responses"))
 
     def _body(self, body: dict[str, Any]) -> dict[str, Any]:
         """The POST body: ``stream`` on, and ``store`` when this backend sets it."""
@@ -213,7 +207,7 @@ class ResponsesBackend(EarlySending):
             "POST", url, json=body, headers=self._request_headers("text/event-stream")
         )
         if sent is not None:
-            http_request.extensions["trace"] = signal_sent(sent)
+            http_request.extensions["trace"] = signal_sent(sent, self._on_request_sent)
         return await send_with_retries(
             self._client, http_request, policy=self.retry, ctx=ctx, sleep=self._sleep
         )

@@ -23,16 +23,17 @@ from forge_cli.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:  # pydantic and the protocol models load once ``forge ask``'s request is out
     from forge_cli.agent.factory import AgentConfig, DriverKind
-    from forge_cli.backends.base import Backend
+    from forge_cli.backends._early import EarlySending
+    from forge_cli.backends.base import Backend, RequestSent
     from forge_cli.conversations import Conversation, ConversationStore
     from forge_cli.knowledge import KnowledgeStore
     from forge_cli.mcp.manager import McpManager
     from forge_cli.protocol.loop_events import AnswerUpdate
     from forge_cli.protocol.request import Request, ToolChoice
     from forge_cli.render import Renderer
-    from forge_cli.render.preview import TextPreview
     from forge_cli.repl.turn import Responder
     from forge_cli.repl.view import RendererView, ViewFactory
+    from forge_cli.startup import StartUp
 
 __all__ = [
     "DEFAULT_BASE_URLS",
@@ -47,7 +48,9 @@ __all__ = [
     "build_store",
     "build_view_factory",
     "default_model",
+    "early_sender",
     "engine_config",
+    "first_request",
     "keep_conversation_model",
     "needs_agent",
     "new_conversation",
@@ -55,7 +58,6 @@ __all__ = [
     "run_settings",
     "runnable_settings",
     "set_backend_override",
-    "stores_responses",
     "streams_straight",
     "tool_output_guard",
     "warn",
@@ -78,13 +80,24 @@ def set_backend_override(override: BackendOverride | None) -> None:
     _override = override
 
 
+def early_sender(backend: Backend) -> EarlySending | None:
+    """``backend`` when it can write a request before the typed request exists (the HTTP
+    backends, ADR-0020), else ``None`` (the override's, the local engine)."""
+    from forge_cli.backends._early import EarlySending
+
+    if isinstance(backend, EarlySending) and not backend_overridden(backend):
+        return backend
+    return None
+
+
 def backend_overridden(backend: Backend) -> bool:
     """Whether ``backend`` came from the override (it serves no knowledge API)."""
     return backend in _overridden
 
 
-def build_backend(settings: Settings) -> Backend:
-    """The backend the settings ask for (or the installed override's)."""
+def build_backend(settings: Settings, *, on_request_sent: RequestSent | None = None) -> Backend:
+    """The backend the settings ask for (or the installed override's). ``on_request_sent``: an
+    HTTP backend calls it each time a request's body is written (``StartUp.request_sent``)."""
     apply_process_limits(settings)
     if _override is not None:
         backend = _override(settings)
@@ -113,6 +126,7 @@ def build_backend(settings: Settings) -> Backend:
             store=settings.store,
             limits=settings.limits(),
             dialect="knowledge-forge" if settings.api == "knowledge-forge" else "openai",
+            on_request_sent=on_request_sent,
         )
     from forge_cli.backends.chat_completions import ChatCompletionsBackend
 
@@ -123,6 +137,7 @@ def build_backend(settings: Settings) -> Backend:
         timeout=settings.timeout,
         limits=settings.limits(),
         think_tags=settings.think_tags,
+        on_request_sent=on_request_sent,
     )
 
 
@@ -168,11 +183,6 @@ def new_conversation(
     )
 
 
-def stores_responses(backend: Backend) -> bool:
-    """Whether follow-ups may use ``previous_response_id`` (else the history is resent)."""
-    return bool(getattr(backend, "stores_responses", False))
-
-
 def default_model(settings: Settings) -> str:
     """The model to request when none is set (the local engine picks its own)."""
     if settings.model:
@@ -192,13 +202,14 @@ def default_model(settings: Settings) -> str:
     return ""
 
 
-def plain_first_request(settings: Settings, text: str) -> dict[str, Any] | None:
-    """A new conversation's first request body for ``text`` built as plain data
-    (``conversations.first_request_wire``, ADR-0020; for ``--api chat`` the Chat Completions
-    body, ``first_chat_body``), or ``None`` where it takes the typed request."""
-    from forge_cli.conversations.plain import first_chat_body, first_request_wire
+def first_request(settings: Settings, text: str) -> dict[str, Any] | None:
+    """A new conversation's first request for ``text`` as its Responses wire body, built as
+    plain data (``conversations.first_request_wire``, ADR-0020), or ``None`` where it takes the
+    typed request. ``forge ask`` derives the typed request from it (``Request.model_validate``)
+    and sends it in the backend's dialect (:func:`plain_first_request`)."""
+    from forge_cli.conversations.plain import first_request_wire
 
-    wire = first_request_wire(
+    return first_request_wire(
         text,
         model=settings.model,
         default_model=default_model(settings),
@@ -209,7 +220,20 @@ def plain_first_request(settings: Settings, text: str) -> dict[str, Any] | None:
         top_p=settings.top_p,
         max_output_tokens=settings.max_output_tokens,
     )
-    return first_chat_body(wire) if wire is not None and settings.api == "chat" else wire
+
+
+def plain_first_request(
+    settings: Settings, text: str, wire: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """The body :func:`first_request` (or ``wire``, when given) is sent as: for ``--api chat``
+    its Chat Completions body (``conversations.first_chat_body``), else the wire body itself."""
+    if wire is None:
+        wire = first_request(settings, text)
+    if wire is None or settings.api != "chat":
+        return wire
+    from forge_cli.conversations.plain import first_chat_body
+
+    return first_chat_body(wire)
 
 
 def warn(message: str) -> None:
@@ -344,16 +368,18 @@ def build_responder(
     interactive: bool,
     mcp: McpManager | None = None,
     present_mcp: bool = True,
+    start_up: StartUp | None = None,
 ) -> Responder:
     """What answers a request: the plain backend, or the agent loop for client-side tools.
 
     With MCP servers (``mcp``), their tools join the loop and their calls are shown as MCP calls
-    (``present_mcp=False``: left as ``SERVER__TOOL`` function calls, for scoring).
+    (``present_mcp=False``: left as ``SERVER__TOOL`` function calls, for scoring). The plain
+    backend's answer is folded once ``start_up``'s warm-up is done (``backend_responder``).
     """
     if not needs_agent(settings) and mcp is None:
         from forge_cli.repl.turn import backend_responder
 
-        plain = backend_responder(backend)
+        plain = backend_responder(backend, start_up=start_up)
         if streams_straight(settings, mcp):
             return plain
         return _per_request(plain, lambda: _agent(settings, backend, interactive, None, True))
@@ -415,9 +441,17 @@ def _agent(
 
 
 def build_view_factory(
-    settings: Settings, *, mode: str | None = None, stream: bool = True, one_shot: bool = False
+    settings: Settings,
+    *,
+    mode: str | None = None,
+    stream: bool = True,
+    one_shot: bool = False,
+    start_up: StartUp | None = None,
 ) -> ViewFactory:
-    """The terminal view of a turn: the render layer's renderer for the chosen mode."""
+    """The terminal view of a turn: the render layer's renderer for the chosen mode.
+
+    With ``start_up``, what the first update needs is imported on its warm-up thread once the
+    first request is sent; the view waits for it before it builds the renderer."""
     import sys
 
     from forge_cli.render import choose_mode
@@ -425,9 +459,8 @@ def build_view_factory(
     chosen = choose_mode(
         sys.stdout, json=mode == "json", jsonl=mode == "jsonl", plain=mode == "plain"
     )
-    previews: list[TextPreview] = []
-    _first_paint_after_request(chosen if one_shot and stream else None, previews)
-    _warm_up_after_request(chosen)
+    if start_up is not None:
+        _warm_up_after_request(chosen, start_up)
 
     # A one-shot run prints its error once, as the CLI line; JSON keeps it in the document.
     report = not one_shot or chosen in ("json", "jsonl")
@@ -439,7 +472,7 @@ def build_view_factory(
             from forge_cli.cli.output import closed_aware
             from forge_cli.render import make_renderer
 
-            made = make_renderer(
+            return make_renderer(
                 chosen,
                 stdout=closed_aware(sys.stdout),
                 stderr=sys.stderr,
@@ -447,52 +480,15 @@ def build_view_factory(
                 show_reasoning=settings.reasoning,
                 show_errors=report,
             )
-            if previews:
-                from forge_cli._lazy import set_first_paint
 
-                set_first_paint(None)
-                previews.pop().hand_over(made)
-            return made
-
-        return RendererView(renderer, stream=stream, report_errors=report)
+        return RendererView(
+            renderer,
+            stream=stream,
+            report_errors=report,
+            before_renderer=start_up.wait_for_imports if start_up is not None else None,
+        )
 
     return make
-
-
-_first_paint_owner: list[list[TextPreview]] = []
-"""The ``previews`` list of the latest view factory: only its preview may start."""
-
-
-def _first_paint_after_request(mode: str | None, previews: list[TextPreview]) -> None:
-    """Paint the answer's first words while the renderer's modules still load (ADR-0018).
-
-    One-shot terminal views only (``forge ask``, ``mode`` rich or plain): the chat session's
-    prompt owns the terminal. The preview is built once the request is out (before the warm-up
-    thread starts), so the request does not wait for it; it goes into ``previews`` for the
-    renderer to take over from. A newer view factory retires an older one's preview (one that
-    never reached its request, in a process that runs several).
-    """
-    from forge_cli._lazy import after_request_sent, set_first_paint
-
-    set_first_paint(None)
-    _first_paint_owner[:] = [previews]
-    if mode not in ("rich", "plain"):
-        return
-
-    def start() -> None:
-        if not _first_paint_owner or _first_paint_owner[0] is not previews:
-            return
-        import sys
-
-        from forge_cli.cli.output import closed_aware
-        from forge_cli.render.preview import TextPreview
-
-        out = closed_aware(sys.stdout)
-        preview = TextPreview(out, mode="rich" if mode == "rich" else "plain")
-        previews.append(preview)
-        set_first_paint(preview)
-
-    after_request_sent(start)
 
 
 _RENDERER_MODULES = {
@@ -503,14 +499,12 @@ _RENDERER_MODULES = {
 }
 
 
-def _warm_up_after_request(mode: str) -> None:
+def _warm_up_after_request(mode: str, start_up: StartUp) -> None:
     """Import what the first update needs while the server works on the first request.
 
     The request goes out before these modules load (start-up); importing them once the first
     token arrives would delay its paint by the import time (benchmarks/bench_peers.py).
     """
-    from forge_cli._lazy import after_request_sent, import_in_background
-
     modules = (
         "forge_cli.stream",
         "forge_cli.stream.secrets",  # the fold's own lazy imports, needed by the first event
@@ -525,9 +519,9 @@ def _warm_up_after_request(mode: str) -> None:
     )
 
     def warm_up() -> None:
-        import_in_background(modules)
+        start_up.import_in_background(modules)
 
-    after_request_sent(warm_up)
+    start_up.after_request_sent(warm_up)
 
 
 def build_store() -> ConversationStore:

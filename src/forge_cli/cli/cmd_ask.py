@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from forge_cli.cli.build import (
-    backend_overridden,
     build_backend,
     build_mcp,
     build_responder,
     build_store,
     build_view_factory,
     default_model,
+    early_sender,
+    first_request,
     keep_conversation_model,
     needs_agent,
     new_conversation,
@@ -28,6 +29,7 @@ from forge_cli.cli.build import (
     tool_output_guard,
 )
 from forge_cli.cli.commands import EXIT_CODES_EPILOG
+from forge_cli.cli.context import start_up_of
 from forge_cli.cli.ending import end_without_teardown
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings
@@ -35,11 +37,14 @@ from forge_cli.conversations.plain import new_conversation_id
 from forge_cli.errors import EXIT_INTERRUPTED, OutputError, UsageError
 
 if TYPE_CHECKING:  # pydantic and the protocol models load once the first request is out
-    from forge_cli.agent.turn import TurnOutcome
+    from forge_cli.agent.turn import Responder, TurnOutcome
+    from forge_cli.backends._early import EarlySending
     from forge_cli.backends.base import Backend
     from forge_cli.conversations import Conversation, ConversationStore
     from forge_cli.mcp.manager import McpManager
+    from forge_cli.protocol.request import Request
     from forge_cli.repl.view import ViewFactory
+    from forge_cli.startup import StartUp
 
 __all__ = ["ask", "read_question"]
 
@@ -57,22 +62,24 @@ async def _answer(
     make_view: ViewFactory,
     saved_or_id: Conversation | str,
     store: ConversationStore | None,
+    start_up: StartUp,
     mcp_values: tuple[str, ...] = (),
     shown: list[str] | None = None,
 ) -> None:
     """Answer ``text`` in a saved conversation, or in a new one given by its id; the status the
     view showed at the end goes into ``shown``."""
-    backend = build_backend(settings)
+    backend = build_backend(settings, on_request_sent=start_up.request_sent)
     mcp = build_mcp(mcp_values)
 
     try:
+        sent: tuple[EarlySending, dict[str, Any]] | None = None
         if isinstance(saved_or_id, str):  # a new conversation: its request goes out first
-            if await _send_first(backend, settings, text, mcp):
-                await _import_reading(backend, settings.api)
+            sent = await _send_first(backend, settings, text, mcp)
+            if sent is not None:
+                await _import_reading(start_up)
             conversation = new_conversation(settings, saved_or_id)
         else:
             conversation = saved_or_id
-        from forge_cli._lazy import start_up_done
         from forge_cli.agent.turn import run_turn
         from forge_cli.conversations import Turn, build_request
         from forge_cli.repl.view import view_end, view_sink
@@ -81,10 +88,17 @@ async def _answer(
         # A person at a terminal is asked before a tool runs; a script or a pipe is not (denied
         # unless --yes). A question read from a pipe leaves no terminal to answer on.
         interactive = sys.stdin.isatty() and sys.stderr.isatty()
-        responder = build_responder(settings, backend, interactive=interactive, mcp=mcp)
-        request = build_request(
-            conversation, text, stores_responses=False, model=default_model(settings)
-        )
+        request: Request
+        responder: Responder
+        if sent is not None:  # its reply is this turn's, by construction
+            request, responder = _taken_over(*sent, start_up)
+        else:
+            responder = build_responder(
+                settings, backend, interactive=interactive, mcp=mcp, start_up=start_up
+            )
+            request = build_request(
+                conversation, text, stores_responses=False, model=default_model(settings)
+            )
         show_end = view_end(view)
         closed: list[OutputError] = []
 
@@ -103,7 +117,7 @@ async def _answer(
                     conversation.turns.append(turn)
                     store.save(conversation)
 
-        start_up_done()  # if the warm-up has not: the turn's own work runs with the collector on
+        start_up.done()  # if the warm-up has not: the turn's own work runs with the collector on
         outcome = await run_turn(responder, request, on_update=view_sink(view), on_end=on_end)
         if outcome.error is not None:
             raise outcome.error
@@ -117,30 +131,45 @@ async def _answer(
 
 async def _send_first(
     backend: Backend, settings: Settings, text: str, mcp: McpManager | None
-) -> bool:
-    """Write a new conversation's request before pydantic and the models are imported.
+) -> tuple[EarlySending, dict[str, Any]] | None:
+    """Write a new conversation's request before pydantic and the models are imported; the
+    backend that sent it and the request's wire body, or ``None`` (nothing sent).
 
     Only where the request goes straight to a Responses or Chat Completions server (no
     client-side tools, no MCP; over Chat, no hosted tools either: ``first_request_wire`` refuses
-    them) and its body is plain data (``first_request_wire``); the backend takes this send over
-    when the typed request's body is the same (``send_early``), so nothing is sent twice and its
-    retries, timeouts and errors are the usual ones. Anything else is sent as usual.
+    them) and its body is plain data (``first_request_wire``). The turn then folds the reply of
+    this very send (:func:`_taken_over`): nothing is sent twice, and its retries, timeouts and
+    errors are the usual ones. Anything else is sent as usual.
     """
-    send_early = getattr(backend, "send_early", None)
-    if send_early is None or backend_overridden(backend):
-        return False
+    sender = early_sender(backend)
+    if sender is None:
+        return None
     if settings.api == "chat":  # a request without tools streams straight (``_per_request``)
         if needs_agent(settings) or mcp is not None:
-            return False
+            return None
     elif settings.api not in ("responses", "knowledge-forge") or not streams_straight(
         settings, mcp
     ):
-        return False
-    wire = plain_first_request(settings, text)
-    if wire is None:
-        return False
-    await send_early(wire)
-    return True
+        return None
+    wire = first_request(settings, text)
+    body = plain_first_request(settings, text, wire)
+    if wire is None or body is None:
+        return None
+    await sender.send_early(body)
+    return sender, wire
+
+
+def _taken_over(
+    sender: EarlySending, wire: dict[str, Any], start_up: StartUp
+) -> tuple[Request, Responder]:
+    """The first turn of a request sent early: its typed request, derived from the wire body
+    that was sent (one builder: ``first_request_wire``), and a responder that folds the reply of
+    that send (``stream_early``) as ``build_responder``'s plain one folds a reply."""
+    from forge_cli.agent.turn import batches_responder
+    from forge_cli.protocol.request import Request
+
+    request = Request.model_validate(wire)
+    return request, batches_responder(lambda _request: sender.stream_early(), start_up=start_up)
 
 
 _TURN_MODULES = (
@@ -153,12 +182,10 @@ _TURN_MODULES = (
 """What ``_answer`` imports once the first request is out (pydantic and the models)."""
 
 
-async def _import_reading(backend: Backend, api: str = "responses") -> None:
-    """Import what the turn needs on a thread while the early send's reply is read and its
-    first words painted (``ResponsesBackend.read_early_while``): a server that answers at once
-    does not wait for these imports to be painted (ADR-0018, ADR-0020)."""
-    from forge_cli._lazy import import_in_background
-
+async def _import_reading(start_up: StartUp) -> None:
+    """Import what the turn needs on the warm-up thread, queued behind the fold's and the
+    renderer's modules (one thread: two would only trade the GIL, ADR-0027); the event loop
+    stays free meanwhile for the early send's retries (ADR-0020)."""
     loop = asyncio.get_running_loop()
     busy: asyncio.Future[None] = loop.create_future()
 
@@ -169,13 +196,7 @@ async def _import_reading(backend: Backend, api: str = "responses") -> None:
     def imported() -> None:  # on the import thread
         loop.call_soon_threadsafe(done)
 
-    modules = (
-        (*_TURN_MODULES, "forge_cli.backends._chat_request") if api == "chat" else _TURN_MODULES
-    )
-    import_in_background(modules, then=imported)
-    read_early_while = getattr(backend, "read_early_while", None)
-    if read_early_while is not None:
-        read_early_while(busy)
+    start_up.import_in_background(_TURN_MODULES, then=imported)
     await busy
 
 
@@ -253,14 +274,19 @@ def ask(
     with lock, guard:
         if store is not None and not isinstance(conversation, str) and conversation.turns:
             conversation.turns = store.load(conversation.id).turns  # re-read under the lock
-        make_view = build_view_factory(settings, mode=mode, stream=not no_stream, one_shot=True)
+        start_up = start_up_of()
+        make_view = build_view_factory(
+            settings, mode=mode, stream=not no_stream, one_shot=True, start_up=start_up
+        )
         # What start-up built lives until the process ends: the garbage collector need not
         # look at it again while the answer streams (one question, then exit).
         gc.freeze()
         shown: list[str] = []
         mcp_values = tuple(options.get("mcp") or ())
         try:
-            asyncio.run(_answer(settings, text, make_view, conversation, store, mcp_values, shown))
+            asyncio.run(
+                _answer(settings, text, make_view, conversation, store, start_up, mcp_values, shown)
+            )
         except KeyboardInterrupt:
             if "interrupted" in shown:  # the view marked the answer interrupted: no second line
                 raise click.exceptions.Exit(EXIT_INTERRUPTED) from None

@@ -21,10 +21,10 @@ from forge_cli.cli.build import (
     needs_agent,
     new_conversation,
     run_settings,
-    stores_responses,
     tool_output_guard,
 )
 from forge_cli.cli.commands import EXIT_CODES_EPILOG
+from forge_cli.cli.context import start_up_of
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings, history_path
 from forge_cli.conversations import Conversation, ConversationStore, SessionSettings
@@ -33,6 +33,7 @@ from forge_cli.wording import plural
 
 if TYPE_CHECKING:
     from forge_cli.backends.base import Backend
+    from forge_cli.startup import StartUp
 
 __all__ = ["chat"]
 
@@ -93,6 +94,7 @@ async def _run(
     conversation: Conversation,
     store: ConversationStore | None,
     mcp_values: tuple[str, ...] = (),
+    start_up: StartUp | None = None,
 ) -> None:
     from forge_cli.repl.session import ChatSession, Connection
 
@@ -106,7 +108,9 @@ async def _run(
         with them, the validators of the conversation models, which ``_pick`` left unbuilt."""
         for model in (Conversation, SessionSettings):
             model.model_rebuild()
-        backend = build_backend(settings)
+        backend = build_backend(
+            settings, on_request_sent=start_up.request_sent if start_up is not None else None
+        )
         opened.append(backend.aclose)
         backends.append(backend)
         knowledge = None
@@ -116,10 +120,10 @@ async def _run(
             knowledge = build_knowledge_client(settings)
             opened.append(knowledge.aclose)
         return Connection(
-            build_responder(settings, backend, interactive=interactive, mcp=mcp),
+            build_responder(settings, backend, interactive=interactive, mcp=mcp, start_up=start_up),
             knowledge=knowledge,
-            stores_responses=stores_responses(backend),
-            list_models=getattr(backend, "list_models", None),
+            stores_responses=backend.stores_responses,
+            list_models=backend.list_models,
         )
 
     session: ChatSession | None = None
@@ -129,13 +133,14 @@ async def _run(
             out=sys.stdout,
             err=sys.stderr,
             store=store,
-            view_factory=build_view_factory(settings),
+            view_factory=build_view_factory(settings, start_up=start_up),
             default_model=default_model(settings),
             debug=settings.debug,
             editor=_edit,
             mcp=mcp,
             connect=connect,
             warm_modules=_warm_modules(settings),
+            start_up=start_up,
         )
         session.default_scope = ", ".join(settings.engine_default_vector_stores)
         session.function_files = tuple(str(path) for path in settings.functions)
@@ -193,15 +198,18 @@ def chat(resume: str | None, cont: bool, no_save: bool, **options: Any) -> None:
     if no_save and (resume or cont):
         raise UsageError("--no-save cannot resume a saved conversation")
     settings = run_settings(options)
+    start_up = start_up_of()
     store = build_store()
     conversation = _pick(store, resume, cont, settings)
     settings = keep_conversation_model(settings, conversation)
     guard = tool_output_guard(settings)
     if no_save:
         with guard:
-            asyncio.run(_run(settings, conversation, None, tuple(options.get("mcp") or ())))
+            asyncio.run(
+                _run(settings, conversation, None, tuple(options.get("mcp") or ()), start_up)
+            )
         return
     with store.open_for_writing(conversation.id), guard:
         if conversation.turns:  # re-read under the lock: the last holder may have added turns
             conversation = store.load(conversation.id)
-        asyncio.run(_run(settings, conversation, store, tuple(options.get("mcp") or ())))
+        asyncio.run(_run(settings, conversation, store, tuple(options.get("mcp") or ()), start_up))

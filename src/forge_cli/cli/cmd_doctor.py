@@ -114,7 +114,7 @@ async def _backend(settings: Settings) -> Check:
     except ForgeError as exc:
         return _refused("backend", exc, "check --api/--base-url or the profile")
     try:
-        lister: Any = getattr(backend, "list_models", None)
+        lister = backend.list_models
         if lister is None:
             return Check("backend", True, f"{backend.name} backend ready")
         found = await lister()

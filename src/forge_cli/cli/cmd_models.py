@@ -23,7 +23,7 @@ def models(**options: Any) -> None:
     async def work() -> list[str]:
         backend = build_backend(settings)
         try:
-            lister = getattr(backend, "list_models", None)
+            lister = backend.list_models
             if lister is None:
                 raise UsageError(f"the {backend.name} backend cannot list models")
             return list(await lister())

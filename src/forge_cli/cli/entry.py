@@ -32,15 +32,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         if names is not None:
             _write(names + "\n")
             sys.exit(0)
-    from forge_cli._lazy import pause_gc_for_start_up, start_up_done
+    from forge_cli.startup import StartUp
 
-    pause_gc_for_start_up()  # until the command is loaded (forge_cli._lazy.start_up_done)
+    start_up = StartUp()  # handed down to the command (click's context object)
+    start_up.pause_gc()  # until the command is loaded (StartUp.done)
     try:
         from forge_cli.cli.main import main as run
 
-        run(args)
+        run(args, start_up=start_up)
     finally:
-        start_up_done()  # a command that never got that far (a bad option)
+        start_up.done()  # a command that never got that far (a bad option)
 
 
 def _write(text: str) -> None:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from forge_cli.__about__ import __version__
-from forge_cli._lazy import start_up_done
 from forge_cli.cli.commands import COMMANDS, EXIT_CODES_EPILOG, GROUP_HELP
+from forge_cli.cli.context import start_up_of
 from forge_cli.cli.ending import end_without_teardown, leaving_at_once
 from forge_cli.cli.helpformat import ForgeContext, use_forge_help
 from forge_cli.errors import (
@@ -28,15 +28,24 @@ from forge_cli.errors import (
     ForgeError,
     OutputClosed,
 )
+from forge_cli.startup import StartUp
 
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
-__all__ = ["COMMANDS", "EXIT_CODES_EPILOG", "LazyGroup", "cli", "end_without_teardown", "main"]
+__all__ = [
+    "COMMANDS",
+    "EXIT_CODES_EPILOG",
+    "LazyGroup",
+    "cli",
+    "end_without_teardown",
+    "main",
+    "start_up_of",
+]
 
 _WARMING_UP = frozenset({"ask", "chat"})
 """Commands that load what they need on the warm-up thread after their start: the collector
-comes back on when that is done (``forge_cli._lazy.start_up_done``), not when they are loaded."""
+comes back on when that is done (``StartUp.done``), not when they are loaded."""
 
 
 class LazyGroup(click.Group):
@@ -56,7 +65,9 @@ class LazyGroup(click.Group):
         if not isinstance(command, click.Command):
             raise TypeError(f"{target[0]} is not a click command")
         if cmd_name not in _WARMING_UP:
-            start_up_done()  # the command is loaded: its own work runs with the collector on
+            start_up_of(
+                ctx
+            ).done()  # the command is loaded: its own work runs with the collector on
         return use_forge_help(command)
 
     def make_context(
@@ -147,14 +158,17 @@ def _print_traceback() -> None:
     sys.stderr.write(sanitize(redact(traceback.format_exc())))
 
 
-def run(args: Sequence[str]) -> int:
-    """Run the CLI on ``args``; returns the exit code (every error printed as one line)."""
+def run(args: Sequence[str], start_up: StartUp | None = None) -> int:
+    """Run the CLI on ``args``; returns the exit code (every error printed as one line).
+    ``start_up``: the process's start-up (:func:`start_up_of`), when the entry point made it."""
     debug = _debug_requested(args)
     from forge_cli.redact import register_environment_secrets
 
     register_environment_secrets(os.environ)
     try:
-        result: Any = cli.main(args=list(args), prog_name="forge", standalone_mode=False)
+        result: Any = cli.main(
+            args=list(args), prog_name="forge", standalone_mode=False, obj=start_up
+        )
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.Abort:
@@ -210,9 +224,9 @@ def _discard_stdout() -> None:
         pass
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point."""
-    code = run(sys.argv[1:] if argv is None else argv)
+def main(argv: Sequence[str] | None = None, *, start_up: StartUp | None = None) -> None:
+    """Console-script entry point (``cli.entry.main`` passes the process's ``start_up``)."""
+    code = run(sys.argv[1:] if argv is None else argv, start_up)
     try:
         sys.stdout.flush()
     except (BrokenPipeError, ValueError):

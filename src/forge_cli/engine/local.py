@@ -9,8 +9,9 @@ not deliver a live stream.)
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
+from forge_cli.backends.base import one_event_per_batch
 from forge_cli.engine.config import EngineConfig
 from forge_cli.engine.engine import Engine
 from forge_cli.knowledge import KnowledgeStore
@@ -31,6 +32,7 @@ class LocalBackend:
 
     name = "local"
     runs_hosted_tools = True
+    stores_responses = False
 
     def __init__(
         self,
@@ -59,10 +61,14 @@ class LocalBackend:
         """The models the engine answers as (the upstream model when one is configured)."""
         return self.engine.model_names()
 
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         """The engine's events for ``request``, as they are produced."""
         async for event in self.engine.stream(request):
             yield event
+
+    def stream_batches(self, request: Request) -> AsyncGenerator[list[StreamEvent], None]:
+        """The engine's events one at a time (it has no network reads to batch)."""
+        return one_event_per_batch(self.stream(request))
 
     async def aclose(self) -> None:
         """Close the store if this backend opened it."""

@@ -147,14 +147,6 @@ class PlainRenderer:
             self._last = response
             self._update(response, final=False)
 
-    def continue_after(self, shown: int) -> None:
-        """The first ``shown`` characters of the first message are already on stdout (the
-        first-paint preview, ``render/preview.py``): its text goes on after them."""
-        if shown > 0:
-            self._messages.setdefault(0, _Progress()).printed = shown
-            self._wrote_text = True
-            self._at_line_start = False
-
     def on_event(self, event: LoopEvent) -> None:
         """Agent-loop news becomes one line on stderr."""
         line = notice_line(event, self.glyphs)

@@ -18,9 +18,7 @@ from __future__ import annotations
 import time
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.control import Control
 from rich.live import Live
-from rich.segment import ControlType
 from rich.text import Text
 
 from forge_cli.prompting import on_prompt
@@ -138,9 +136,6 @@ class RichRenderer:
         self._citations: list[Citation] | None = None
         self._finished = False
         self._paused = False
-        self._adopted_line = 0
-        """The cursor ends a line of this many characters of the answer that the first frame
-        replaces (the first-paint preview); 0: none."""
         self._stop_listening = on_prompt(self._pause, self._resume)
 
     # --- the Renderer API -------------------------------------------------------------------
@@ -173,8 +168,6 @@ class RichRenderer:
                 self.clock.observe(item_key(item, index), settled(item, index, count, ctx), now)
         self._dirty = True
         first = not self._shown_content and _has_content(response)
-        if self._adopted_line and _text_length(response) < self._adopted_line:
-            return  # the preview shows more: the next snapshot (same read) is drawn instead
         if (first or self._due(now)) and not self._paused:
             self._shown_content |= first
             self._tick(response, now)
@@ -201,14 +194,6 @@ class RichRenderer:
         if self._last_tick is None:
             return 0.0
         return max(0.0, self._last_tick + self._interval - self.clock.now())
-
-    def adopt_line(self, shown: int) -> None:
-        """The line the cursor ends is this view's to replace: the first-paint preview
-        (``render/preview.py``) painted the first ``shown`` characters of the answer there. The
-        first frame erases it in the same write as it draws (the live region starts one line
-        tall), so the words are drawn over, never shown twice and never blanked in between; a
-        snapshot with less text than that is not drawn (the words would vanish for a frame)."""
-        self._adopted_line = shown
 
     def on_event(self, event: LoopEvent) -> None:
         """An agent-loop event: news (blocked, limits, errors, messages) becomes a notice line."""
@@ -238,7 +223,6 @@ class RichRenderer:
         if final is not None:
             self._advance(final, self._context(final, final=True), final=True)
         self._pending.extend(self._closing(final, self._numbering, interrupted, error))
-        self._erase_adopted_line()  # never drawn over (no frame came): nothing is left of it
         if self._live is not None:
             self._frame.view = Text("")
             self._live.stop()
@@ -411,23 +395,11 @@ class RichRenderer:
                 vertical_overflow="visible",
             )
             self._live.start()
-            if self._adopted_line and self.console.is_interactive:
-                self._adopted_line = 0
-                # rich's live region moves to its start and erases its lines before each frame:
-                # starting it one line tall makes the first frame begin by erasing the adopted
-                # line, in the same write (rich 15's LiveRender keeps its last size in _shape).
-                self._live._live_render._shape = (self.console.width, 1)
-        self._erase_adopted_line()
         self._frame.view = self._live_view(response)
         if self._pending:
             self._flush()
         else:
             self._live.refresh()
-
-    def _erase_adopted_line(self) -> None:
-        if self._adopted_line:
-            self._adopted_line = 0
-            self.console.control(Control.move_to_column(0), Control((ControlType.ERASE_IN_LINE, 2)))
 
     def _flush(self) -> None:
         # At most _PRINT_AT_ONCE blocks per print: rich renders a print whole before writing it,
@@ -440,12 +412,6 @@ class RichRenderer:
 
 _PRINT_AT_ONCE = 64
 """Settled blocks printed per ``console.print`` (bounds what rich holds rendered at once)."""
-
-
-def _text_length(response: Response) -> int:
-    """How long the first item's text is (the first-paint preview shows the first message's)."""
-    output = response.output
-    return len(output[0].text) if output and is_message(output[0]) else 0
 
 
 def _has_content(response: Response) -> bool:

@@ -20,7 +20,6 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from forge_cli._lazy import start_up_done
 from forge_cli.agent.turn import Responder, TurnOutcome, response_type, run_turn
 from forge_cli.conversations.model import Conversation, SessionSettings, Turn
 from forge_cli.conversations.store import ConversationStore
@@ -30,6 +29,7 @@ from forge_cli.redact import redact
 from forge_cli.repl.layout import Block, Para, layout
 from forge_cli.repl.view import RendererView, TurnView, ViewFactory, view_end, view_sink
 from forge_cli.sanitize import sanitize, sanitize_inline
+from forge_cli.startup import StartUp
 
 if TYPE_CHECKING:
     from forge_cli.knowledge.client import KnowledgeClient
@@ -89,9 +89,12 @@ class ChatSession:
         mcp: McpManager | None = None,
         connect: Callable[[], Connection] | None = None,
         warm_modules: Iterable[str] = (),
+        start_up: StartUp | None = None,
     ) -> None:
         if (responder is None) == (connect is None):
             raise TypeError("ChatSession needs either a responder or a connect factory")
+        self.start_up = start_up or StartUp()
+        """The process's start-up (``forge chat``: its warm-up thread and collector pause)."""
         self.conversation = conversation
         self._connect = connect
         self._warm_modules = tuple(warm_modules)
@@ -133,9 +136,7 @@ class ChatSession:
         """
         if self._connect is None:
             return
-        from forge_cli._lazy import wait_for_background_imports
-
-        wait_for_background_imports()
+        self.start_up.wait_for_imports()
         connection = self._connect()
         self._connect = None
         self._connection = connection
@@ -158,15 +159,13 @@ class ChatSession:
         if self._connect is None:
             self._start_refresh()
             return
-        from forge_cli._lazy import import_in_background
-
         loop = asyncio.get_running_loop()
 
         def imported() -> None:  # on the background thread
             with contextlib.suppress(RuntimeError):  # the loop is closed: the session ended
                 loop.call_soon_threadsafe(self._warmed)
 
-        import_in_background(self._warm_modules, then=imported)
+        self.start_up.import_in_background(self._warm_modules, then=imported)
 
     def _warmed(self) -> None:
         if self._connect is not None:
@@ -183,9 +182,7 @@ class ChatSession:
     async def aclose(self) -> None:
         """Stop the completion cache's refresh and release what ``connect`` built (after the
         background imports, which must not be cut off by the interpreter's exit)."""
-        from forge_cli._lazy import wait_for_background_imports
-
-        wait_for_background_imports()
+        self.start_up.wait_for_imports()
         if self._refresh is not None:
             self._refresh.cancel()
             with contextlib.suppress(asyncio.CancelledError, ForgeError):
@@ -364,7 +361,7 @@ class ChatSession:
             except KeyboardInterrupt:
                 self.say(IDLE_INTERRUPT_HINT)
                 continue
-            start_up_done()  # if the warm-up has not: what the line asks runs with the collector on
+            self.start_up.done()  # if the warm-up has not: the line runs with the collector on
             if not await self.handle_line(line):
                 break
 

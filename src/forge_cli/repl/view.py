@@ -16,7 +16,6 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from forge_cli._lazy import wait_for_background_imports
 from forge_cli.agent.turn import OutcomeSink, TurnOutcome, UpdateSink
 from forge_cli.errors import OutputError
 
@@ -104,6 +103,8 @@ class RendererView:
     first use, after the request went out, so start-up does not wait for it. ``scheduler``
     (default: the running event loop's ``call_later``) fires the renderer's ``tick`` when its
     ``next_tick_in`` is due; at most one timer is pending and none when the renderer is idle.
+    ``before_renderer`` runs before the factory (the warm-up thread, which imports the
+    renderer's modules, is waited for: ``StartUp.wait_for_imports``).
     """
 
     def __init__(
@@ -113,8 +114,10 @@ class RendererView:
         stream: bool = True,
         report_errors: bool = True,
         scheduler: Scheduler | None = None,
+        before_renderer: Callable[[], None] | None = None,
     ) -> None:
         self._renderer = renderer
+        self._before_renderer = before_renderer
         self._lazy = callable(renderer) and not hasattr(renderer, "on_snapshot")
         self.stream = stream
         self.report_errors = report_errors
@@ -130,7 +133,8 @@ class RendererView:
     def renderer(self) -> Any:
         """The renderer, created on first use when a factory was given."""
         if self._lazy:
-            wait_for_background_imports()
+            if self._before_renderer is not None:
+                self._before_renderer()
             self._renderer = self._renderer()
             self._lazy = False
         return self._renderer

@@ -4,7 +4,7 @@ The protocol models build their pydantic validators on first use (``defer_build`
 time), and :func:`forge_cli.protocol.parse.parse_item` builds its type adapters on first use:
 together ~50 ms that the first streamed token would otherwise wait for, after its bytes are
 here. ``forge ask`` runs :func:`warm_up_fold` on the warm-up thread while its request is in
-flight (``forge_cli._lazy``, benchmarks/bench_peers.py "first paint").
+flight (``forge_cli.startup.StartUp``, benchmarks/bench_peers.py "first paint").
 """
 
 from __future__ import annotations

@@ -6,10 +6,11 @@ raises when scripts were left unused, so a test cannot pass by accident.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncGenerator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from forge_cli.backends.base import ListModels, one_event_per_batch
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.protocol.request import Request
 from forge_cli.stream.sse import iter_sse_events
@@ -32,6 +33,8 @@ class ScriptedBackend:
 
     name = "scripted"
     runs_hosted_tools = True
+    stores_responses = False
+    list_models: ListModels | None = None
 
     def __init__(self, scripts: Iterable[Sequence[StreamEvent | dict[str, Any] | BaseException]]):
         self._scripts: list[list[ScriptStep]] = [
@@ -44,7 +47,7 @@ class ScriptedBackend:
         """Queue one more script."""
         self._scripts.append([_as_step(step) for step in script])
 
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         """Replay the next script."""
         self.requests.append(request)
         if not self._scripts:
@@ -55,6 +58,11 @@ class ScriptedBackend:
             if isinstance(step, BaseException):
                 raise step
             yield step
+
+    def stream_batches(self, request: Request) -> AsyncGenerator[list[StreamEvent], None]:
+        """The next script, one event per batch (folded exactly as event by event); a subclass
+        that overrides :meth:`stream` gets its events here too."""
+        return one_event_per_batch(self.stream(request))
 
     async def aclose(self) -> None:
         """Mark closed."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncGenerator, Iterable, Sequence
 from typing import Any
 
 from forge_cli.agent.drivers.base import TurnResult, TurnUpdate
@@ -51,7 +51,7 @@ class ScriptedDriver:
         self._turns = [list(turn) for turn in turns]
         self.seen: list[list[OutputItem]] = []
 
-    async def turn(self, backend: Backend, state: AgentState) -> AsyncIterator[TurnUpdate]:
+    async def turn(self, backend: Backend, state: AgentState) -> AsyncGenerator[TurnUpdate, None]:
         """Yield the next scripted turn as a snapshot and a result."""
         self.seen.append(list(state.items))
         if not self._turns:

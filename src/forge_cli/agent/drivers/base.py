@@ -8,7 +8,7 @@ A driver's :meth:`Driver.turn` sends the state (and tools) to the backend, yield
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -18,7 +18,7 @@ from forge_cli.backends.base import Backend
 from forge_cli.protocol.items import FunctionCall, OutputItem
 from forge_cli.protocol.request import Request
 from forge_cli.protocol.response import Response, Usage
-from forge_cli.stream import SnapshotBuilder, fold, fold_batches, raise_for_failure
+from forge_cli.stream import SnapshotBuilder, fold_batches, raise_for_failure
 
 __all__ = ["Driver", "TurnResult", "TurnUpdate", "stream_turn"]
 
@@ -40,7 +40,7 @@ TurnUpdate = Response | LoopEvent | TurnResult
 class Driver(Protocol):
     """Decides which tools to call: native function calling, ReAct, evaluator, scripted."""
 
-    def turn(self, backend: Backend, state: AgentState) -> AsyncIterator[TurnUpdate]:
+    def turn(self, backend: Backend, state: AgentState) -> AsyncGenerator[TurnUpdate, None]:
         """Run one model turn; the last update is a :class:`TurnResult`."""
         ...
 
@@ -53,13 +53,8 @@ async def stream_turn(backend: Backend, request: Request) -> AsyncIterator[Respo
     """
     builder = SnapshotBuilder()
     final = builder.snapshot
-    batched = getattr(backend, "stream_batches", None)  # one snapshot per network read (ADR 0015)
-    snapshots = (
-        fold_batches(batched(request), builder)
-        if batched is not None
-        else fold(backend.stream(request), builder)
-    )
-    async for snapshot in snapshots:
+    # One snapshot per network read (ADR 0015).
+    async for snapshot in fold_batches(backend.stream_batches(request), builder):
         final = snapshot
         yield snapshot
     raise_for_failure(builder)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Literal
 
 from forge_cli import jsonsafe
@@ -76,7 +76,7 @@ class EvaluatorDriver:
         self.evaluator_model = evaluator_model
         self.output_model = output_model
 
-    async def turn(self, backend: Backend, state: AgentState) -> AsyncIterator[TurnUpdate]:
+    async def turn(self, backend: Backend, state: AgentState) -> AsyncGenerator[TurnUpdate, None]:
         """Evaluate the last round if there is one; then continue or write the answer."""
         if state.rounds > state.evaluated_rounds:
             state.evaluated_rounds = state.rounds

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
@@ -105,7 +105,7 @@ class ReActDriver:
         self.max_retries = max_retries
         self.model = model
 
-    async def turn(self, backend: Backend, state: AgentState) -> AsyncIterator[TurnUpdate]:
+    async def turn(self, backend: Backend, state: AgentState) -> AsyncGenerator[TurnUpdate, None]:
         """Ask for a decision, retrying malformed ones; end with the call or the answer."""
         names = {tool.name for tool in state.tools}
         transcript = _transcript(state)

@@ -11,7 +11,7 @@ run. In that mode earlier calls and results are replayed as plain messages (``<t
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from forge_cli.agent.drivers.base import TurnResult, TurnUpdate, stream_turn
@@ -74,7 +74,7 @@ class ToolCallingDriver:
                 update["parallel_tool_calls"] = self.parallel_tool_calls
         return update
 
-    async def turn(self, backend: Backend, state: AgentState) -> AsyncIterator[TurnUpdate]:
+    async def turn(self, backend: Backend, state: AgentState) -> AsyncGenerator[TurnUpdate, None]:
         """One request with tools; the calls in the reply are the decision."""
         request = state.next_request(**self._overrides(state))
         offered = {tool.name for tool in request.tools if isinstance(tool, FunctionTool)}
