@@ -1,15 +1,15 @@
 """Peak memory and speed of ingesting one large file of many distinct words (issue 29).
 
-Generates a log file (default 49.9 MiB, just under the default size limit of 50 MiB) whose lines carry fresh request ids,
-so its vocabulary is huge (about 90,000 distinct tokens per MB; most are no vocabulary entry
-and need the tokenizer), then ingests it into a new local store with the embedded model, in a
-child process per tree, and prints the child's maximum RSS, the time taken, MB/s and whether the
-file was kept. Issue 29 reported ``internal error: KeyError`` and 3.6 GB of RSS for such a file.
+Generates a log file (default 49.9 MiB, just under the default 50 MiB limit) whose lines carry
+fresh request ids, so its vocabulary is huge (most tokens are no vocabulary entry and need the
+tokenizer), then ingests it into a new local store with the embedded model, in a child process
+per tree, and prints the child's maximum RSS, the time taken, MB/s and whether the file was
+kept. Issue 29 reported ``internal error: KeyError`` and 3.6 GB of RSS for such a file.
 
 ``--baseline SRC`` measures another tree (a ``src`` directory holding ``forge_cli``, e.g. a
 worktree of ``main``) in the same run, on the same file, and prints both rows.
 
-Run: ``.venv/bin/python benchmarks/bench_ingest_memory.py [--mb 50] [--baseline SRC]``
+Run: ``.venv/bin/python benchmarks/bench_ingest_memory.py [--mb 49.9] [--baseline SRC]``
 """
 
 from __future__ import annotations
