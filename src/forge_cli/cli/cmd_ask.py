@@ -34,7 +34,7 @@ from forge_cli.cli.ending import end_without_teardown
 from forge_cli.cli.options import complete_conversation_ids, shared_options
 from forge_cli.config import Settings
 from forge_cli.conversations.plain import new_conversation_id
-from forge_cli.errors import EXIT_INTERRUPTED, OutputError, UsageError
+from forge_cli.errors import EXIT_INTERRUPTED, ForgeError, OutputError, UsageError
 
 if TYPE_CHECKING:  # pydantic and the protocol models load once the first request is out
     from forge_cli.agent.turn import Responder, TurnOutcome
@@ -82,6 +82,7 @@ async def _answer(
             conversation = saved_or_id
         from forge_cli.agent.turn import run_turn
         from forge_cli.conversations import Turn, build_request
+        from forge_cli.conversations.store import ConversationNotSaved
         from forge_cli.repl.view import view_end, view_sink
 
         view = make_view()
@@ -100,7 +101,7 @@ async def _answer(
                 conversation, text, stores_responses=False, model=default_model(settings)
             )
         show_end = view_end(view)
-        closed: list[OutputError] = []
+        closed: list[ForgeError] = []  # the output closed, or the save failed (a full disk)
 
         def on_end(outcome: TurnOutcome) -> None:
             try:
@@ -115,7 +116,10 @@ async def _answer(
                         text, outcome.response, status=outcome.status, error=outcome.error_line
                     )
                     conversation.turns.append(turn)
-                    store.save(conversation)
+                    try:
+                        store.save(conversation)
+                    except ConversationNotSaved as exc:  # a full disk: the answer stands
+                        closed.append(exc)
 
         start_up.done()  # if the warm-up has not: the turn's own work runs with the collector on
         outcome = await run_turn(responder, request, on_update=view_sink(view), on_end=on_end)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from forge_cli.config.paths import config_path
+from forge_cli.config.paths import config_path, is_own_config_dir
 from forge_cli.config.settings import KEYS, LIST_KEYS, SECRET_KEYS, parse_value
 from forge_cli.errors import ConfigError
 from forge_cli.privacy import private_dir
@@ -38,7 +38,7 @@ _TOP_LEVEL = ("default_profile", "profiles", "mcp")
 def atomic_write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically (temp file + ``os.replace``), mode 0600 (a missing
     directory is created 0700)."""
-    private_dir(path.parent, tighten=False)
+    private_dir(path.parent, tighten=is_own_config_dir(path.parent))
     import tempfile  # only when writing (reading the config is on every command's path)
 
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -16,6 +16,7 @@ __all__ = [
     "conversations_dir",
     "data_dir",
     "history_path",
+    "is_own_config_dir",
 ]
 
 CONFIG_ENV = "FORGE_CONFIG"
@@ -54,3 +55,13 @@ def conversations_dir() -> Path:
 def history_path() -> Path:
     """The REPL's persistent input history."""
     return data_dir() / "history"
+
+
+def is_own_config_dir(path: Path) -> bool:
+    """Whether ``path`` is a directory Forge owns on the config side: the platform's ``forge``
+    config directory or its ``templates`` folder (tightened to 0700 when found looser). A
+    directory holding a ``$FORGE_CONFIG`` file may be shared (a home directory): never ours."""
+    if os.environ.get(CONFIG_ENV):
+        return False
+    own = config_path().parent
+    return path in (own, own / "templates")

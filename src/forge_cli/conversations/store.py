@@ -18,16 +18,44 @@ from typing import TYPE_CHECKING
 
 from forge_cli import jsonsafe
 from forge_cli.config.file import atomic_write_private
-from forge_cli.errors import NotFoundError, UsageError
+from forge_cli.errors import ForgeError, NotFoundError, UsageError
 from forge_cli.privacy import private_dir
 from forge_cli.redact import redact
 
 if TYPE_CHECKING:
     from forge_cli.conversations.model import Conversation
 
-__all__ = ["MTIME_SLACK", "ConversationStore", "Listing"]
+__all__ = ["MTIME_SLACK", "ConversationNotSaved", "ConversationStore", "Listing"]
+
+
+class ConversationNotSaved(ForgeError):
+    """Writing a conversation failed (a full disk, a read-only directory); exit 1.
+
+    The conversation itself is intact in memory: the caller says so in one line and keeps it,
+    so a later save (``/save`` in the chat) can retry once there is room.
+    """
+
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+
+
+def _why_not_saved(path: Path, exc: OSError, size: int) -> str:
+    """One line: where the write failed and, for a full disk, how much room it needs."""
+    import errno
+    import shutil
+
+    from forge_cli.limits import describe_bytes
+
+    if exc.errno != errno.ENOSPC:
+        return f"cannot save the conversation to {path}: {exc.strerror or exc}"
+    try:
+        free = f", {describe_bytes(shutil.disk_usage(path.parent).free)} free"
+    except OSError:
+        free = ""
+    return (
+        f"cannot save the conversation to {path}: no space left on the device "
+        f"({describe_bytes(size)} needed{free})"
+    )
 
 
 @dataclass
@@ -74,7 +102,11 @@ class ConversationStore:
         """Write ``conversation`` atomically (temp file + ``os.replace``), keys redacted."""
         path = self.path_for(conversation.id)
         private_dir(self.root)  # conversations are private: 0700, tightened if needed
-        atomic_write_private(path, redact(conversation.model_dump_json(indent=2)))
+        text = redact(conversation.model_dump_json(indent=2))
+        try:
+            atomic_write_private(path, text)
+        except OSError as exc:
+            raise ConversationNotSaved(_why_not_saved(path, exc, len(text.encode()))) from None
         return path
 
     def _read(self, path: Path) -> Conversation:

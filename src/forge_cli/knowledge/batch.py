@@ -34,7 +34,7 @@ from forge_cli.knowledge.records import fetch_file, require_store, validate_attr
 from forge_cli.knowledge.vector_stores import attach, is_member
 
 if TYPE_CHECKING:
-    from forge_cli.knowledge.ingest import PreparedFile
+    from forge_cli.knowledge.ingest import PreparedFile, WalkedFile
 
 __all__ = ["BATCH_BYTES", "BATCH_FILES", "IngestOps"]
 
@@ -273,13 +273,15 @@ class IngestOps(StoreBase):
         A bad file never stops the batch. ``progress(done, total, filename)`` is called for each
         file, in order, once its fate is settled, so a caller can draw a progress bar.
         """
-        from forge_cli.knowledge.ingest import walk_paths
+        from forge_cli.knowledge.ingest import WalkedFile, walk_files
 
         attrs = validate_attributes(attributes)
         self._check_target(vector_store_id)
         sources = [
-            _Source(p.name, str(p), partial(self._prepare_path, p), skipped)
-            for p, skipped in walk_paths(paths)
+            _Source(f.path.name, str(f.path), partial(self._prepare_path, f.path, f), f.skipped)
+            if isinstance(f, WalkedFile)
+            else _Source(f.name, str(f), partial(self._prepare_path, f))
+            for f in walk_files(paths)
         ]
         return self._ingest(sources, vector_store_id, attrs, progress, interruptible=True)
 
@@ -313,6 +315,8 @@ class IngestOps(StoreBase):
                     writer.reject(source, exc.reason)
                 except ForgeError as exc:
                     writer.reject(source, exc.one_line())
+                except Exception as exc:  # a bug preparing this file: it fails, the rest go on
+                    writer.reject(source, f"internal error: {type(exc).__name__}: {exc}"[:300])
                 else:
                     writer.add(source, prepared)
             writer.flush()  # what was prepared before a Ctrl+C is committed, not thrown away
@@ -330,10 +334,10 @@ class IngestOps(StoreBase):
             filename, content, max_bytes=self.max_file_bytes, embedder=self.embedder
         )
 
-    def _prepare_path(self, path: Path) -> PreparedFile:
+    def _prepare_path(self, path: Path, walked: WalkedFile | None = None) -> PreparedFile:
         from forge_cli.knowledge.ingest import read_path
 
-        return self._prepare(path.name, read_path(path, self.max_file_bytes))
+        return self._prepare(path.name, read_path(path, self.max_file_bytes, inside=walked))
 
     def _check_target(self, vector_store_id: str | None) -> None:
         """Fail fast, before any expensive work, when the target store does not exist."""

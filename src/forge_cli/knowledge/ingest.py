@@ -7,10 +7,12 @@ Oversized files are rejected from their size alone, before any byte is read.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import signal
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -35,7 +37,10 @@ from forge_cli.limits import describe_bytes
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
+    "EMBED_BATCH",
+    "SWAPPED",
     "PreparedFile",
+    "WalkedFile",
     "expand_paths",
     "index_chunks",
     "insert_prepared",
@@ -45,8 +50,14 @@ __all__ = [
     "read_path",
     "stop_on_interrupt",
     "validate_attributes",
+    "walk_files",
     "walk_paths",
 ]
+
+
+EMBED_BATCH = 256
+"""Chunks embedded per call (about 256 KB of text): bounds the memory an ingest's embedding
+needs, which grew with the file (3.6 GB for a 50 MB file of many distinct words)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,25 +85,66 @@ def _check_size(filename: str, size: int, max_bytes: int) -> None:
         )
 
 
-def read_path(path: Path, max_bytes: int) -> bytes:
-    """Read a file for ingest, rejecting it by type or size before reading any content."""
+_OPEN_FILE = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+"""How a file is opened for ingest: ``O_NONBLOCK`` so a FIFO put in a file's place cannot
+hang the open (it is then refused as not a regular file; a regular file ignores the flag)."""
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def _open_in_tree(tree: Path, parts: tuple[str, ...]) -> int:
+    """A descriptor for ``tree/parts…`` opened one component at a time, following no symlink.
+
+    Each directory is opened relative to the one before it (``dir_fd``) with ``O_NOFOLLOW``,
+    and so is the file: a component swapped for a symlink after the walk checked it is refused
+    by the kernel (ELOOP or ENOTDIR) instead of being followed out of the tree. The check and
+    the read are one: what is read is what the descriptor names.
+    """
+    fd = os.open(tree, _OPEN_DIR)
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, _OPEN_DIR | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        return os.open(parts[-1], _OPEN_FILE | os.O_NOFOLLOW, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+SWAPPED = "skipped: it was replaced by a symlink during the ingest (not followed)"
+"""The reason for a walked file that a symlink replaced between the walk and the read."""
+
+
+def read_path(path: Path, max_bytes: int, *, inside: WalkedFile | None = None) -> bytes:
+    """Read a file for ingest, rejecting it by type or size before reading any content.
+
+    The file is opened once and everything is checked on that descriptor (``fstat``), so it
+    cannot change between the check and the read. A file a directory walk found (``inside``)
+    is opened component by component below its tree without following any symlink
+    (:func:`_open_in_tree`); a file named explicitly is taken as given.
+    """
     name = path.name
     try:
-        info = path.stat()
+        if inside is not None and inside.parts:
+            fd = _open_in_tree(inside.tree, inside.parts)
+        else:
+            fd = os.open(path, _OPEN_FILE)
     except FileNotFoundError as exc:
         raise FileRejected(str(path), "no such file") from exc
     except OSError as exc:
+        if inside is not None and exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise FileRejected(str(path), SWAPPED) from exc
         raise FileRejected(str(path), f"cannot read ({exc.strerror or exc})") from exc
-    if not path.is_file():
-        raise FileRejected(str(path), "not a regular file")
-    if file_kind(name) is None:
-        raise FileRejected(name, f"unsupported file type {path.suffix or '(none)'}")
-    _check_size(name, info.st_size, max_bytes)
-    try:
-        with path.open("rb") as handle:
+    with open(fd, "rb") as handle:  # closes fd
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRejected(str(path), "not a regular file")
+        if file_kind(name) is None:
+            raise FileRejected(name, f"unsupported file type {path.suffix or '(none)'}")
+        _check_size(name, info.st_size, max_bytes)
+        try:
             data = handle.read(max_bytes + 1)
-    except OSError as exc:
-        raise FileRejected(name, f"cannot read ({exc.strerror or exc})") from exc
+        except OSError as exc:
+            raise FileRejected(name, f"cannot read ({exc.strerror or exc})") from exc
     _check_size(name, len(data), max_bytes)  # the file grew while we looked at it
     return data
 
@@ -113,9 +165,15 @@ def prepare_file(
     model, dim = None, 0
     context = document_context(extracted.text)
     if embedder is not None:
-        dim, vectors = embed_chunks(
-            embedder, [(c.heading, c.text) for c in chunks], [context] * len(chunks)
-        )
+        vectors = []
+        # A batch at a time: the embedder's working memory (every word of every text it is
+        # given) stays that of one batch, whatever the size of the file.
+        for start in range(0, len(chunks), EMBED_BATCH):
+            batch = chunks[start : start + EMBED_BATCH]
+            dim, packed = embed_chunks(
+                embedder, [(c.heading, c.text) for c in batch], [context] * len(batch)
+            )
+            vectors.extend(packed)
         model = embedder_name(embedder)
     return PreparedFile(
         filename=filename,
@@ -212,16 +270,35 @@ def index_chunks(conn: sqlite3.Connection, first_id: int) -> None:
     )
 
 
-def _refused_link(entry: Path, tree: Path) -> str | None:
-    """Why a walk refuses the symlink ``entry``: it resolves outside ``tree``, or nowhere (a
-    missing target, a loop); ``None`` when it stays inside."""
+@dataclass(frozen=True, slots=True)
+class WalkedFile:
+    """A file a directory walk found: where it is, and how to reach it without leaving the tree."""
+
+    path: Path
+    """The file as the walk found it (what the report names)."""
+    tree: Path
+    """The directory given, resolved."""
+    parts: tuple[str, ...] = ()
+    """The file's path below ``tree``; for an in-tree symlink, its target's path (empty when
+    the walk refused the file)."""
+    skipped: str | None = None
+    """Why the walk refused the file (it is reported, never read)."""
+
+
+def _walked(entry: Path, tree: Path, parts: tuple[str, ...]) -> WalkedFile:
+    """``entry`` (``parts`` below ``tree``), checked: a symlink is kept only when it resolves to
+    a file inside the tree, and is then read at its target."""
+    if not entry.is_symlink():
+        return WalkedFile(entry, tree, parts)
     try:
         target = entry.resolve(strict=True)
     except (OSError, RuntimeError):
-        return "skipped: a broken symlink (its target is missing, or it loops)"
-    if target.is_relative_to(tree):
-        return None
-    return "skipped: a symlink that leads outside the directory"
+        reason = "skipped: a broken symlink (its target is missing, or it loops)"
+        return WalkedFile(entry, tree, skipped=reason)
+    if not target.is_relative_to(tree):
+        reason = "skipped: a symlink that leads outside the directory"
+        return WalkedFile(entry, tree, skipped=reason)
+    return WalkedFile(entry, tree, target.relative_to(tree).parts)
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -264,35 +341,48 @@ def count_skipped(paths: Iterable[str | os.PathLike[str]]) -> int:
 
 
 def walk_paths(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, str | None]]:
-    """Like :func:`expand_paths`, with the files the walk refused and why: ``(path, reason)``.
+    """Like :func:`expand_paths`, with the files the walk refused and why: ``(path, reason)``."""
+    return [
+        (item.path, item.skipped) if isinstance(item, WalkedFile) else (item, None)
+        for item in walk_files(paths)
+    ]
+
+
+def walk_files(paths: Iterable[str | os.PathLike[str]]) -> list[WalkedFile | Path]:
+    """The files to ingest: a :class:`WalkedFile` for each file a directory walk found (refused
+    ones with their reason), a ``Path`` for each file named explicitly (taken as given).
 
     The walk never leaves the tree: symlinked directories are not entered, and a symlinked file
     whose target lies outside the directory given is refused (so a ``notes/passwd.md ->
     /etc/passwd`` planted in a tree is reported, never ingested). A directory that cannot be
-    listed is reported too (``cannot read the directory (Permission denied)``). Files named
-    explicitly are taken as given.
+    listed is reported too (``cannot read the directory (Permission denied)``). The files are
+    read later by :func:`read_path`, which follows no symlink below the tree, so a file swapped
+    for a symlink after the walk is refused too.
     """
-    result: list[tuple[Path, str | None]] = []
+    result: list[WalkedFile | Path] = []
+    tree = Path()
 
     def unreadable(error: OSError) -> None:  # a directory that cannot be listed: say so
         reason = error.strerror or type(error).__name__
-        result.append((Path(error.filename), f"cannot read the directory ({reason})"))
+        result.append(
+            WalkedFile(Path(error.filename), tree, skipped=f"cannot read the directory ({reason})")
+        )
 
     for raw in paths:
         path = Path(raw)
         if not path.is_dir():
-            result.append((path, None))
+            result.append(path)
             continue
         tree = path.resolve()
         for root, dirs, files in os.walk(path, onerror=unreadable):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in GENERATED_DIRS)
+            below = Path(root).relative_to(path).parts
             for name in sorted(files):
                 if name.startswith(".") or is_generated(name):
                     continue
                 if Path(name).suffix.lower() not in SUPPORTED_EXTENSIONS:
                     continue
-                entry = Path(root) / name
-                result.append((entry, _refused_link(entry, tree) if entry.is_symlink() else None))
+                result.append(_walked(Path(root) / name, tree, (*below, name)))
     return result
 
 

@@ -140,8 +140,8 @@ class LocalEmbedder:
 
     def _word_rows(
         self, weights: npt.NDArray[np.float16], texts: list[str]
-    ) -> tuple[list[int], list[int]]:
-        """Each text as rows of the word-vector table (concatenated), and its word count.
+    ) -> tuple[list[int], list[int], npt.NDArray[np.float32]]:
+        """Each text as rows of a word-vector table (concatenated), its word count, and the table.
 
         The model is a bag of tokens (a text's vector is the sum of its tokens' vectors), and
         its SentencePiece tokenizer never merges across a word boundary, so a text's vector is
@@ -149,36 +149,71 @@ class LocalEmbedder:
         each distinct word is embedded once and remembered (tokenizing every text whole was the
         slowest step of ingest): a word that is one vocabulary entry ("▁" + word) needs no
         tokenizer run at all.
+
+        The cache holds at most :data:`_WORD_CACHE` words. When the new words would overflow
+        it, the words this call does not use are evicted (the ones it uses are hot, and every
+        lookup below must hit); a call whose own vocabulary is larger than the cache gets its
+        table and leaves the cache empty. The cache changes only once every new vector is made,
+        so an embedding that fails midway leaves it as it was.
         """
         prepare_numpy()
         import numpy as np
 
         cache = self._word_rows_cache
+        table: npt.NDArray[np.float32] = self._word_vectors
         split = list(map(_WORD.findall, texts))
         flat = list(chain.from_iterable(split))
-        new = sorted(set(flat).difference(cache))
+        distinct = set(flat)
+        new = sorted(distinct.difference(cache))
         if new:
+            vectors = self._new_word_vectors(weights, new)
             if len(cache) + len(new) > _WORD_CACHE:
-                cache.clear()
-                self._word_vectors = self._word_vectors[:0]
-            vectors = np.zeros((len(new), weights.shape[1]), dtype=np.float32)
-            # Stopwords stay zero: they say nothing about the topic, and in a mean of word
-            # vectors they drown the words that do (as punctuation and markup would).
-            single = [-2 if w.lower() in STOPWORDS else self._vocab.get("▁" + w, -1) for w in new]
-            known = [n for n, i in enumerate(single) if i >= 0]
-            if known:
-                vectors[known] = weights[[single[n] for n in known]]
-            rest = [n for n, i in enumerate(single) if i == -1]
-            if rest:
-                for n, ids in zip(rest, self._tokenize([new[n] for n in rest]), strict=True):
-                    vectors[n] = weights[ids].sum(axis=0, dtype=np.float32)
+                kept = sorted(distinct.intersection(cache), key=cache.__getitem__)
+                table = table[[cache[word] for word in kept]]
+                cache = {word: n for n, word in enumerate(kept)}
             base = len(cache)
-            self._word_vectors = np.concatenate((self._word_vectors, vectors))
+            table = np.concatenate((table, vectors))
             cache.update((word, base + n) for n, word in enumerate(new))
-        return list(map(cache.__getitem__, flat)), list(map(len, split))
+        rows = list(map(cache.__getitem__, flat))
+        if len(cache) > _WORD_CACHE:  # this call alone has more words than the cache holds
+            cache, self._word_vectors = {}, table[:0]
+        else:
+            self._word_vectors = table
+        self._word_rows_cache = cache
+        return rows, list(map(len, split)), table
 
-    def _tokenize(self, words: list[str]) -> list[npt.NDArray[np.int64]]:
-        """The token ids of each word (none contains whitespace).
+    def _new_word_vectors(
+        self, weights: npt.NDArray[np.float16], new: list[str]
+    ) -> npt.NDArray[np.float32]:
+        """The (unnormalised) vectors of ``new`` words, one row each, in order."""
+        prepare_numpy()
+        import numpy as np
+
+        vectors = np.zeros((len(new), weights.shape[1]), dtype=np.float32)
+        # Stopwords stay zero: they say nothing about the topic, and in a mean of word
+        # vectors they drown the words that do (as punctuation and markup would).
+        single = [-2 if w.lower() in STOPWORDS else self._vocab.get("▁" + w, -1) for w in new]
+        known = [n for n, i in enumerate(single) if i >= 0]
+        if known:
+            vectors[known] = weights[[single[n] for n in known]]
+        rest = [n for n, i in enumerate(single) if i == -1]
+        if rest:
+            ids, starts = self._tokenize([new[n] for n in rest])
+            lengths = np.diff(np.append(starts, len(ids)))
+            targets = np.asarray(rest, dtype=np.int64)
+            # The words with the same number of tokens are summed together (a sum per word was
+            # the slowest step on a text of many rare words), each exactly as
+            # ``weights[ids].sum(axis=0, dtype=np.float32)`` sums it, bit for bit (numpy's
+            # order of additions; local_query depends on it). A word without tokens stays zero.
+            for length in np.unique(lengths[lengths > 0]).tolist():
+                group = np.nonzero(lengths == length)[0]
+                at = starts[group][:, None] + np.arange(length, dtype=np.int64)[None, :]
+                vectors[targets[group]] = weights[ids[at]].sum(axis=1, dtype=np.float32)
+        return vectors
+
+    def _tokenize(self, words: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The token ids of the words (none contains whitespace), concatenated, and where each
+        word's ids start.
 
         The words are tokenized as one space-separated text, which is many times faster than
         one tokenizer input per word, and split where a token starts a word ("▁…"). Should the
@@ -193,9 +228,12 @@ class LocalEmbedder:
         ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, top)
         starts = np.nonzero(word_start[ids])[0]
         if len(starts) == len(words) and (len(starts) == 0 or starts[0] == 0):
-            return np.split(ids, starts[1:])
+            return ids, starts.astype(np.int64)
         encodings = tokenizer.encode_batch_fast(words, add_special_tokens=False)
-        return [np.clip(np.asarray(e.ids, dtype=np.int64), 0, top) for e in encodings]
+        pieces = [np.clip(np.asarray(e.ids, dtype=np.int64), 0, top) for e in encodings]
+        lengths = np.fromiter((len(p) for p in pieces), dtype=np.int64, count=len(pieces))
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+        return np.concatenate([*pieces, np.zeros(0, dtype=np.int64)]), starts
 
     def embed_array(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """Unit vectors for ``texts`` as a ``(len(texts), 256)`` float32 array.
@@ -208,8 +246,7 @@ class LocalEmbedder:
         weights = self._load()
         out = np.zeros((len(texts), weights.shape[1]), dtype=np.float32)
         with self._lock:
-            all_rows, all_lengths = self._word_rows(weights, texts)
-            table = self._word_vectors
+            all_rows, all_lengths, table = self._word_rows(weights, texts)
         rows = np.asarray(all_rows, dtype=np.int64)
         ends = np.cumsum(np.asarray(all_lengths, dtype=np.int64)).tolist()
         begin = 0
@@ -256,8 +293,7 @@ class LocalEmbedder:
 
         weights = self._load()
         with self._lock:
-            rows, _ = self._word_rows(weights, words)
-            table = self._word_vectors
+            rows, _, table = self._word_rows(weights, words)
         if len(rows) != len(words):  # a "word" that is not one \w run: embed it whole
             return self.embed_array(words)
         out = np.asarray(table[np.asarray(rows, dtype=np.int64)], dtype=np.float32)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 from forge_cli.__about__ import __version__
 from forge_cli.errors import ConfigError
 from forge_cli.mcp.config import McpServerSpec, expand_secrets
+from forge_cli.privacy import private_dir
 from forge_cli.sanitize import sanitize_inline
 
 if TYPE_CHECKING:
@@ -194,7 +195,7 @@ class McpConnection:
 
     def _open_log(self) -> TextIO:
         folder = log_dir()
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(folder)  # Forge's own: 0700, tightened when found looser
         safe = re.sub(r"[^A-Za-z0-9_-]", "_", self.name)
         path = folder / f"mcp-{safe}.log"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

@@ -301,9 +301,15 @@ class ChatSession:
             self.err.write(sanitize(redact(traceback.format_exc())))
 
     def save(self) -> None:
-        """Write the conversation (atomic); empty conversations are not written."""
+        """Write the conversation (atomic); empty conversations are not written. A failed write
+        (a full disk) is one line; the turns stay in memory and ``/save`` retries."""
+        from forge_cli.conversations.store import ConversationNotSaved
+
         if self.store is not None and self.conversation.turns:
-            self.store.save(self.conversation)
+            try:
+                self.store.save(self.conversation)
+            except ConversationNotSaved as exc:
+                self.warn(f"{exc.one_line()}; the chat is kept in memory: /save retries")
 
     # -- input ------------------------------------------------------------------------------
 
