@@ -7,6 +7,9 @@
   buffer instead of the terminal (or the ``--json`` document). The routing follows the tool's
   context (a :class:`~contextvars.ContextVar` copied into its thread), so Forge's own output,
   written at the same time from other tasks, is untouched.
+- Once installed, the routing stays for the process: a write from a thread no tool call's
+  context follows (a thread a tool started itself, which may outlive the call) is untrusted
+  text and goes to stderr as ``(tool output) …`` lines, sanitised, as fd output does.
 - :class:`ToolAborted` carries a ``SystemExit`` or ``KeyboardInterrupt`` raised by a tool, so it
   becomes an error result rather than ending Forge.
 
@@ -24,6 +27,8 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TextIO, TypeVar
+
+from forge_cli.sanitize import sanitize_inline
 
 __all__ = [
     "CAPTURE_LIMIT",
@@ -97,10 +102,15 @@ class _RoutingStream(io.TextIOBase):
 
     def write(self, text: str) -> int:
         target = _CURRENT.get()
-        if target is None:
-            return self.real.write(text)
-        target.write(str(text))
-        return len(text)
+        if target is not None:
+            target.write(str(text))
+            return len(text)
+        if threading.current_thread() is not threading.main_thread():
+            # A thread outside every tool call's context (one a tool started itself, which may
+            # outlive the call): untrusted text, shown sanitised on stderr as fd output is.
+            _foreign.write(str(text))
+            return len(text)
+        return self.real.write(text)
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
@@ -131,6 +141,36 @@ class _RoutingStream(io.TextIOBase):
         return getattr(self.real, name)
 
 
+class _ForeignLines:
+    """Writes from threads no tool call's context follows, one sanitised line at a time on
+    Forge's stderr as ``(tool output) …`` (each line cut at :data:`CAPTURE_LIMIT`)."""
+
+    def __init__(self) -> None:
+        self._partial: dict[int, str] = {}
+        self._lock = threading.Lock()
+        self.stderr: TextIO | None = None
+
+    def write(self, text: str) -> None:
+        ident = threading.get_ident()
+        with self._lock:
+            pending = self._partial.pop(ident, "") + text
+            *lines, rest = pending.split("\n")
+            if rest:
+                self._partial[ident] = rest[:CAPTURE_LIMIT]
+            target = self.stderr
+            if target is None:
+                return
+            for line in lines:
+                with contextlib.suppress(OSError, ValueError):
+                    target.write(f"(tool output) {sanitize_inline(line[:CAPTURE_LIMIT])}\n")
+            if lines:
+                with contextlib.suppress(OSError, ValueError):
+                    target.flush()
+
+
+_foreign = _ForeignLines()
+
+
 def install_routing() -> None:
     """Put the routing streams in place of ``sys.stdout``/``sys.stderr`` (idempotent; they pass
     everything through outside tool calls, so they stay installed)."""
@@ -139,6 +179,8 @@ def install_routing() -> None:
             current = getattr(sys, name)
             if current is not None and not isinstance(current, _RoutingStream):
                 setattr(sys, name, _RoutingStream(current))
+        stderr = sys.stderr
+        _foreign.stderr = stderr.real if isinstance(stderr, _RoutingStream) else stderr
 
 
 @contextlib.contextmanager
