@@ -7,9 +7,9 @@
   buffer instead of the terminal (or the ``--json`` document). The routing follows the tool's
   context (a :class:`~contextvars.ContextVar` copied into its thread), so Forge's own output,
   written at the same time from other tasks, is untouched.
-- Once installed, the routing stays for the process: a write from a thread no tool call's
-  context follows (a thread a tool started itself, which may outlive the call) is untrusted
-  text and goes to stderr as ``(tool output) …`` lines, sanitised, as fd output does.
+- A thread a tool starts itself (seen when the call ends; no call's context follows it, and it
+  may outlive the call) writes untrusted text: it goes to stderr as ``(tool output) …`` lines,
+  sanitised, as fd output does.
 - :class:`ToolAborted` carries a ``SystemExit`` or ``KeyboardInterrupt`` raised by a tool, so it
   becomes an error result rather than ending Forge.
 
@@ -25,6 +25,7 @@ import contextvars
 import io
 import sys
 import threading
+import weakref
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TextIO, TypeVar
 
@@ -105,9 +106,9 @@ class _RoutingStream(io.TextIOBase):
         if target is not None:
             target.write(str(text))
             return len(text)
-        if threading.current_thread() is not threading.main_thread():
-            # A thread outside every tool call's context (one a tool started itself, which may
-            # outlive the call): untrusted text, shown sanitised on stderr as fd output is.
+        if threading.current_thread() in _tool_threads:
+            # A thread a tool started itself (no call's context follows it; it may outlive the
+            # call): untrusted text, shown sanitised on stderr as fd output is.
             _foreign.write(str(text))
             return len(text)
         return self.real.write(text)
@@ -169,6 +170,10 @@ class _ForeignLines:
 
 
 _foreign = _ForeignLines()
+_tool_threads: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+_POOLS = ("forge-", "asyncio_", "AnyIO ", "ThreadPoolExecutor-")
+"""Names of threads Forge, asyncio and anyio start for their own work (executor pools may grow
+while a call runs); they are not a tool's."""
 
 
 def install_routing() -> None:
@@ -187,11 +192,17 @@ def install_routing() -> None:
 def capturing(buffer: CapturedOutput) -> Iterator[CapturedOutput]:
     """Within this block (and threads started with its context), tool output goes to ``buffer``."""
     install_routing()
+    before = set(threading.enumerate())
     token = _CURRENT.set(buffer)
     try:
         yield buffer
     finally:
         _CURRENT.reset(token)
+        # Threads that appeared during the call and live on are the tool's own (Forge starts
+        # none while a call runs); their writes are followed from now on.
+        _tool_threads.update(
+            t for t in set(threading.enumerate()) - before if not t.name.startswith(_POOLS)
+        )
 
 
 async def guard_exits(awaitable: Awaitable[T]) -> T:
