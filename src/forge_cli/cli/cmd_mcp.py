@@ -21,8 +21,10 @@ def mcp(profile: str | None) -> None:
     from forge_cli.cli.options import settings_from_options
     from forge_cli.engine import open_store
     from forge_cli.mcp.knowledge_server import build_knowledge_server
+    from forge_cli.mcp.stdio import gate_stdin
 
     config = engine_config(settings_from_options({"profile": profile}))
     with open_store(None, config) as store:
         server = build_knowledge_server(store)
+        gate_stdin()  # messages over 16 MiB or too deep: one line on stderr, not the SDK's
         anyio.run(server.run_stdio_async)

@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from forge_cli.engine import wire
 from forge_cli.engine.http_bodies import paged, read_json, run_sync, str_dict
-from forge_cli.engine.multipart import parse_multipart
+from forge_cli.engine.multipart import MultipartLimits, read_multipart
 from forge_cli.engine.safe_json import JSONResponse
 from forge_cli.errors import UsageError
 from forge_cli.knowledge import KnowledgeStore
@@ -62,7 +62,11 @@ class KnowledgeRoutes:
         limit = self.store.max_file_bytes
         if int(request.headers.get("content-length") or 0) > limit + _MULTIPART_SLACK:
             raise UsageError(f"the upload is larger than the limit of {limit} bytes")
-        form = parse_multipart(request.headers.get("content-type", ""), await request.body())
+        form = await read_multipart(
+            request.headers.get("content-type", ""),
+            request.stream(),
+            MultipartLimits(max_body_bytes=limit + _MULTIPART_SLACK),
+        )
         if "file" not in form.files:
             raise UsageError("the upload has no 'file' part")
         filename, content = form.files["file"]

@@ -6,6 +6,7 @@ user's documents.
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
 import socket
@@ -31,6 +32,7 @@ __all__ = [
     "ServeAccess",
     "check_bind",
     "is_loopback",
+    "listen",
     "run_server",
 ]
 
@@ -52,6 +54,33 @@ def check_bind(host: str, token: str | None) -> None:
             f"refusing to serve on {host} without a token",
             hint="pass --token T (clients send 'Authorization: Bearer T'), or bind 127.0.0.1",
         )
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port``, or a ``UsageError`` (exit 2) naming the address.
+
+    ``forge serve`` binds before it opens the store or prints its banner, so a port another
+    program holds is one line, not a banner followed by uvicorn's log and its own exit code.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        shown = f"[{host.strip('[]')}]" if ":" in host else host
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(
+                f"cannot listen on {shown}:{port}: the port is in use",
+                hint="stop the program using it, or pass --port N",
+            ) from None
+        raise UsageError(
+            f"cannot listen on {shown}:{port}: {exc.strerror or exc}",
+            hint="pass another --host or --port",
+        ) from None
+    return sock
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,14 +121,16 @@ def run_server(
 ) -> None:
     """Serve the local engine until interrupted (blocks; Ctrl+C stops it cleanly).
 
+    The port is bound first: a busy one is a ``UsageError`` before anything else happens.
     ``on_ready`` runs once the bind was accepted and the store opened (the CLI prints its banner
     there, so a refused bind never shows one). ``extend`` may add routes to the app (``/mcp``);
     they sit behind the app's middleware (token, Host and Origin checks).
     """
     check_bind(host, token)
+    sock = listen(host, port)
     config = config or EngineConfig.from_env()
     access = access or ServeAccess()
-    with open_store(store_path, config) as store:
+    with sock, open_store(store_path, config) as store:
         engine = Engine(store, config)
         engine.ensure_seeded()
         app = create_app(engine, token=token, guard=access.policy(engine, host, port))
@@ -107,7 +138,7 @@ def run_server(
             extend(app, store)
         if on_ready is not None:
             on_ready()
-        uvicorn.Server(_uvicorn_config(app, host, port)).run()
+        uvicorn.Server(_uvicorn_config(app, host, port)).run(sockets=[sock])
 
 
 class BackgroundServer:
@@ -131,10 +162,7 @@ class BackgroundServer:
         check_bind(host, token)
         if app is None and engine is None:
             raise UsageError("BackgroundServer needs an engine or an app")
-        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._socket.bind((host, port))
-        self._socket.listen(128)
+        self._socket = listen(host, port)
         self.host, self.port = self._socket.getsockname()[:2]
         if app is None:
             assert engine is not None

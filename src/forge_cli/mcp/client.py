@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 from forge_cli.__about__ import __version__
 from forge_cli.errors import ConfigError
 from forge_cli.mcp.config import McpServerSpec, expand_secrets
+from forge_cli.mcp.stdio import SdkLogTally, route_sdk_client_logs
 from forge_cli.privacy import private_dir
 from forge_cli.sanitize import sanitize_inline
 
@@ -191,6 +192,10 @@ class McpConnection:
             command=spec.command or "", args=list(spec.args), env=env or None, cwd=spec.cwd
         )
         errlog = stack.enter_context(self._open_log())
+        # The SDK logs each line of a server's output that is not a message, with a traceback:
+        # the first goes to the server's log as one line, the rest are counted (issue 29).
+        route_sdk_client_logs()
+        stack.enter_context(SdkLogTally(errlog).active())
         return stdio_client(params, errlog=errlog)
 
     def _open_log(self) -> TextIO:

@@ -398,12 +398,15 @@ class ChatSession:
         )
         show = view_sink(view)
 
+        checkpointed: set[str] = set()
+
         def on_update(update: AnswerUpdate) -> None:
             nonlocal response_cls
             if response_cls is None:
                 response_cls = response_type()
             if isinstance(update, response_cls):
                 self._last = update
+                self._checkpoint(text, update, checkpointed)
             show(update)
 
         def on_end(outcome: TurnOutcome) -> None:
@@ -411,6 +414,32 @@ class ChatSession:
             finish(outcome)
 
         return await run_turn(self.responder, request, on_update=on_update, on_end=on_end)
+
+    def _checkpoint(self, text: str, response: Response, seen: set[str]) -> None:
+        """Save the turn as ended in a tool as soon as the answer asks for a new tool call.
+
+        The answer's snapshot reaches here before the loop runs its calls, so a tool that ends
+        the process (``os._exit``) leaves a saved record of where the turn was; the turn's real
+        end overwrites it.
+        """
+        from forge_cli.protocol.guards import is_function_call
+
+        calls = [item for item in response.output if is_function_call(item)]
+        fresh = [call for call in calls if call.call_id not in seen]
+        if not fresh or self.store is None:
+            return
+        seen.update(call.call_id for call in fresh)
+        names = ", ".join(dict.fromkeys(call.name for call in fresh))
+        turn = Turn.from_response(
+            text, response, status="interrupted", error=f"the turn ended while running tool {names}"
+        )
+        self.conversation.add_turn(turn)
+        try:
+            self.save()
+        except (OSError, ForgeError):  # a checkpoint that cannot be written is not the turn's end
+            pass
+        finally:
+            self.conversation.turns.pop()
 
     async def send(self, text: str) -> Turn:
         """Send ``text``, show the answer as it streams, record and save the turn."""

@@ -7,6 +7,9 @@
   buffer instead of the terminal (or the ``--json`` document). The routing follows the tool's
   context (a :class:`~contextvars.ContextVar` copied into its thread), so Forge's own output,
   written at the same time from other tasks, is untouched.
+- A thread a tool starts itself (seen when the call ends; no call's context follows it, and it
+  may outlive the call) writes untrusted text: it goes to stderr as ``(tool output) …`` lines,
+  sanitised, as fd output does.
 - :class:`ToolAborted` carries a ``SystemExit`` or ``KeyboardInterrupt`` raised by a tool, so it
   becomes an error result rather than ending Forge.
 
@@ -22,8 +25,11 @@ import contextvars
 import io
 import sys
 import threading
+import weakref
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TextIO, TypeVar
+
+from forge_cli.sanitize import sanitize_inline
 
 __all__ = [
     "CAPTURE_LIMIT",
@@ -97,10 +103,15 @@ class _RoutingStream(io.TextIOBase):
 
     def write(self, text: str) -> int:
         target = _CURRENT.get()
-        if target is None:
-            return self.real.write(text)
-        target.write(str(text))
-        return len(text)
+        if target is not None:
+            target.write(str(text))
+            return len(text)
+        if threading.current_thread() in _tool_threads:
+            # A thread a tool started itself (no call's context follows it; it may outlive the
+            # call): untrusted text, shown sanitised on stderr as fd output is.
+            _foreign.write(str(text))
+            return len(text)
+        return self.real.write(text)
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
@@ -131,6 +142,40 @@ class _RoutingStream(io.TextIOBase):
         return getattr(self.real, name)
 
 
+class _ForeignLines:
+    """Writes from threads no tool call's context follows, one sanitised line at a time on
+    Forge's stderr as ``(tool output) …`` (each line cut at :data:`CAPTURE_LIMIT`)."""
+
+    def __init__(self) -> None:
+        self._partial: dict[int, str] = {}
+        self._lock = threading.Lock()
+        self.stderr: TextIO | None = None
+
+    def write(self, text: str) -> None:
+        ident = threading.get_ident()
+        with self._lock:
+            pending = self._partial.pop(ident, "") + text
+            *lines, rest = pending.split("\n")
+            if rest:
+                self._partial[ident] = rest[:CAPTURE_LIMIT]
+            target = self.stderr
+            if target is None:
+                return
+            for line in lines:
+                with contextlib.suppress(OSError, ValueError):
+                    target.write(f"(tool output) {sanitize_inline(line[:CAPTURE_LIMIT])}\n")
+            if lines:
+                with contextlib.suppress(OSError, ValueError):
+                    target.flush()
+
+
+_foreign = _ForeignLines()
+_tool_threads: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+_POOLS = ("forge-", "asyncio_", "AnyIO ", "ThreadPoolExecutor-")
+"""Names of threads Forge, asyncio and anyio start for their own work (executor pools may grow
+while a call runs); they are not a tool's."""
+
+
 def install_routing() -> None:
     """Put the routing streams in place of ``sys.stdout``/``sys.stderr`` (idempotent; they pass
     everything through outside tool calls, so they stay installed)."""
@@ -139,17 +184,25 @@ def install_routing() -> None:
             current = getattr(sys, name)
             if current is not None and not isinstance(current, _RoutingStream):
                 setattr(sys, name, _RoutingStream(current))
+        stderr = sys.stderr
+        _foreign.stderr = stderr.real if isinstance(stderr, _RoutingStream) else stderr
 
 
 @contextlib.contextmanager
 def capturing(buffer: CapturedOutput) -> Iterator[CapturedOutput]:
     """Within this block (and threads started with its context), tool output goes to ``buffer``."""
     install_routing()
+    before = set(threading.enumerate())
     token = _CURRENT.set(buffer)
     try:
         yield buffer
     finally:
         _CURRENT.reset(token)
+        # Threads that appeared during the call and live on are the tool's own (Forge starts
+        # none while a call runs); their writes are followed from now on.
+        _tool_threads.update(
+            t for t in set(threading.enumerate()) - before if not t.name.startswith(_POOLS)
+        )
 
 
 async def guard_exits(awaitable: Awaitable[T]) -> T:
