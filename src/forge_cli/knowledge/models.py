@@ -47,7 +47,7 @@ Attributes = dict[str, AttributeValue]
 ProgressCallback = Callable[[int, int, str], None]
 """Called as ``progress(done, total, filename)`` after each file of a batch."""
 
-IngestStatus = Literal["ok", "duplicate", "rejected"]
+IngestStatus = Literal["ok", "duplicate", "replaced", "unchanged", "rejected"]
 
 _R = TypeVar("_R")
 _NO_DEFAULT: Any = object()
@@ -220,6 +220,8 @@ class VectorStoreFile:
     status: Literal["completed"] = "completed"
     created_at: int
     bytes: int = 0
+    source_path: str | None = None
+    """Where the file came from (its identity in the store, ``sources.py``), when known."""
 
 
 @_record
