@@ -212,7 +212,8 @@ class _BatchWriter:
                 index=False,
                 stat=write.stat,
             )
-        assert write.file_id is not None and self._vector_store_id is not None
+        assert write.file_id is not None
+        assert self._vector_store_id is not None
         if write.stat is not None:  # same content, new mtime: remember it so it is not read again
             set_source(conn, self._vector_store_id, write.file_id, write.stat)
         record = fetch_file(conn, write.file_id)

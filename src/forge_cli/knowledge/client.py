@@ -31,6 +31,7 @@ from forge_cli.knowledge.models import (
     VectorStoreFile,
 )
 from forge_cli.knowledge.seed import ensure_seed_store
+from forge_cli.knowledge.sources import SourceFile
 from forge_cli.knowledge.store import KnowledgeStore
 
 __all__ = [
@@ -97,8 +98,18 @@ class KnowledgeClient(Protocol):
     ) -> BatchReport:
         """Upload files (directories are walked), optionally into a vector store.
 
-        A bad file never stops the batch: it is reported with its reason in the result.
+        A bad file never stops the batch: it is reported with its reason in the result. Into a
+        vector store, a file is known by its path: a path the store holds already is
+        ``unchanged`` (same content) or ``replaced`` (the old version leaves the store).
         """
+        ...
+
+    async def list_sources(self, vector_store_id: str) -> list[SourceFile]:
+        """The source paths of a vector store's files, with their content hash, size and mtime."""
+        ...
+
+    async def remove_sources(self, vector_store_id: str, paths: Sequence[str]) -> None:
+        """Remove these source paths (and the files only they held) from a vector store."""
         ...
 
     async def list_files(self) -> list[FileRecord]:
@@ -299,6 +310,14 @@ class LocalKnowledgeClient:
         return self._ready().ingest_paths(
             paths, vector_store_id=vector_store_id, attributes=attributes, progress=progress
         )
+
+    async def list_sources(self, vector_store_id: str) -> list[SourceFile]:
+        """The source paths of a vector store."""
+        return self._ready().list_sources(vector_store_id)
+
+    async def remove_sources(self, vector_store_id: str, paths: Sequence[str]) -> None:
+        """Remove source paths from a vector store, in one transaction."""
+        self._ready().remove_sources(vector_store_id, paths)
 
     async def list_files(self) -> list[FileRecord]:
         """Every file."""

@@ -218,7 +218,7 @@ _V8_FILE_IDENTITY = [
     # it reads a file again. Several paths may hold the same content (one stored file, one
     # membership); a membership that goes takes its paths with it. Members added before version
     # 8 have no path until a sync or an add of their content gives them one.
-    """CREATE TABLE sources (
+    """CREATE TABLE IF NOT EXISTS sources (
         vector_store_id TEXT NOT NULL,
         path TEXT NOT NULL,
         file_id TEXT NOT NULL,
@@ -228,7 +228,7 @@ _V8_FILE_IDENTITY = [
         FOREIGN KEY (vector_store_id, file_id)
             REFERENCES membership(vector_store_id, file_id) ON DELETE CASCADE
     )""",
-    "CREATE INDEX sources_member ON sources(vector_store_id, file_id)",
+    "CREATE INDEX IF NOT EXISTS sources_member ON sources(vector_store_id, file_id)",
 ]
 
 MIGRATIONS: list[list[str] | list[str | Callable[[sqlite3.Connection], None]]] = [

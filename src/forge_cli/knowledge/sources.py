@@ -17,19 +17,23 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from forge_cli.knowledge.base import StoreBase
 from forge_cli.knowledge.records import require_store
 
 __all__ = [
+    "MAX_ATTRIBUTE_PATH",
+    "PATH_ATTRIBUTE",
     "SourceFile",
-    "SourceStat",
     "SourceOps",
+    "SourceStat",
     "fetch_sources",
     "release_member",
     "set_source",
+    "source_attributes",
+    "source_from_attributes",
     "source_key",
     "stat_source",
 ]
@@ -121,6 +125,49 @@ def set_source(
         return None
     release_member(conn, vector_store_id, old)
     return old
+
+
+PATH_ATTRIBUTE = "forge_path"
+"""The attribute that holds a file's source path on a server (with :data:`SHA_ATTRIBUTE` and the
+size and mtime), so a server keeps file identity without knowing about it."""
+SHA_ATTRIBUTE = "forge_sha256"
+SIZE_ATTRIBUTE = "forge_size"
+MTIME_ATTRIBUTE = "forge_mtime_ns"
+MAX_ATTRIBUTE_PATH = 512
+"""The longest value an OpenAI-style server keeps in an attribute: a longer path cannot be
+tracked remotely."""
+
+
+def source_attributes(stat: SourceStat, sha256: str) -> dict[str, str]:
+    """The attributes that carry a file's identity to a server (numbers as strings: an mtime in
+    nanoseconds does not survive a float)."""
+    return {
+        PATH_ATTRIBUTE: stat.path,
+        SHA_ATTRIBUTE: sha256,
+        SIZE_ATTRIBUTE: str(stat.size),
+        MTIME_ATTRIBUTE: str(stat.mtime_ns),
+    }
+
+
+def source_from_attributes(file_id: str, attributes: Mapping[str, object]) -> SourceFile | None:
+    """The :class:`SourceFile` that a member's attributes describe, if they carry a path."""
+    path = attributes.get(PATH_ATTRIBUTE)
+    if not isinstance(path, str) or not path:
+        return None
+    sha = attributes.get(SHA_ATTRIBUTE)
+    return SourceFile(
+        path,
+        file_id,
+        sha if isinstance(sha, str) else None,
+        _maybe_int(attributes.get(SIZE_ATTRIBUTE)),
+        _maybe_int(attributes.get(MTIME_ATTRIBUTE)),
+    )
+
+
+def _maybe_int(value: object) -> int | None:
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return None
 
 
 class SourceOps(StoreBase):

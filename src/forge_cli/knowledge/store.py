@@ -2,8 +2,8 @@
 
 :class:`KnowledgeStore` is the public, synchronous facade, assembled from one part per concept:
 vector stores and membership (``vector_stores.py``), stored files (``files.py``), adding files
-(``batch.py``) and the source paths files are known by (``sources.py``); retrieval lives here. Each write is one transaction, so bad input leaves the store
-unchanged, and every failure is one of our errors (``NotFoundError`` for an unknown id,
+(``batch.py``) and the source paths files are known by (``sources.py``); retrieval lives here.
+Each write is one transaction, so bad input leaves the store unchanged, and every failure is one of our errors (``NotFoundError`` for an unknown id,
 ``UsageError`` for bad input, ``KnowledgeError`` otherwise).
 """
 
