@@ -3,8 +3,9 @@
 :class:`KnowledgeStore` is the public, synchronous facade, assembled from one part per concept:
 vector stores and membership (``vector_stores.py``), stored files (``files.py``), adding files
 (``batch.py``) and the source paths files are known by (``sources.py``); retrieval lives here.
-Each write is one transaction, so bad input leaves the store unchanged, and every failure is one of our errors (``NotFoundError`` for an unknown id,
-``UsageError`` for bad input, ``KnowledgeError`` otherwise).
+Each write is one transaction, so bad input leaves the store unchanged, and every failure is one
+of our errors (``NotFoundError`` for an unknown id, ``UsageError`` for bad input,
+``KnowledgeError`` otherwise).
 """
 
 from __future__ import annotations
