@@ -12,14 +12,18 @@ import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from forge_cli.cli.local_store import open_local_store
 from forge_cli.config import Settings
-from forge_cli.errors import ForgeError, Interrupted, KnowledgeError, UsageError
+from forge_cli.errors import ForgeError, Interrupted, KnowledgeError, NotFoundError, UsageError
 from forge_cli.knowledge.client import KnowledgeClient, LocalKnowledgeClient
 from forge_cli.knowledge.models import IngestResult
 from forge_cli.repl.knowledge import ProgressLine, result_line
 from forge_cli.wording import plural
+
+if TYPE_CHECKING:
+    from forge_cli.knowledge.sync import SyncReport
 
 __all__ = [
     "build_knowledge_client",
@@ -28,6 +32,7 @@ __all__ = [
     "ingest_summary",
     "raise_interrupted",
     "resolve_store_refs",
+    "sync_store",
     "upload_into_new_store",
     "upload_with_progress",
 ]
@@ -122,6 +127,46 @@ async def upload_into_new_store(
         raise
 
 
+async def sync_store(
+    client: KnowledgeClient,
+    ref: str,
+    paths: Sequence[str],
+    *,
+    dry_run: bool = False,
+    delete: bool = True,
+) -> SyncReport:
+    """``forge vs sync``: the store ``ref`` (created when there is none, unless ``dry_run``)
+    synced with ``paths`` under its sync lock, with a progress bar on a terminal's stderr."""
+    from forge_cli.knowledge.client import resolve_vector_store
+    from forge_cli.knowledge.sync import dry_run_report, plan_sync, run_sync, sync_lock
+
+    store_id: str | None
+    try:
+        store_id = (await resolve_vector_store(client, ref)).id
+    except NotFoundError:
+        store_id = None
+    if dry_run:  # reads only: no lock, and a store that does not exist is not created
+        plan = await plan_sync(client, store_id, paths, delete=delete, read_changed=True)
+        return dry_run_report(store_id, plan)
+    if store_id is None:
+        store_id = (await client.create_vector_store(ref)).id
+    with sync_lock(_sync_lock_path(client, store_id), ref), ProgressLine(sys.stderr) as progress:
+        return await run_sync(client, store_id, paths, delete=delete, progress=progress)
+
+
+def _sync_lock_path(client: KnowledgeClient, store_id: str) -> Path:
+    """Beside the local store's file; for a server, in the data directory, per server URL."""
+    if isinstance(client, LocalKnowledgeClient):
+        db = Path(client.store.path)
+        return db.with_name(f"{db.name}.sync-{store_id}.lock")
+    import hashlib
+
+    from forge_cli.knowledge.paths import default_store_path
+
+    server = hashlib.sha256(client.name.encode()).hexdigest()[:16]
+    return default_store_path().parent / "locks" / f"sync-{server}-{store_id}.lock"
+
+
 def raise_interrupted(
     results: Sequence[IngestResult], not_started: int, store_id: str | None
 ) -> None:
@@ -171,6 +216,10 @@ def ingest_summary(results: Sequence[IngestResult], paths: Sequence[str]) -> str
         line += f", {plural(of_added, 'duplicate')} of {kind} already added"
     if len(again) > of_added:
         line += f", {len(again) - of_added} already in the store"
+    for status in ("replaced", "unchanged"):  # a path the store held already
+        same = sum(1 for r in results if r.status == status)
+        if same:
+            line += f", {status} {same}"
     line += f", rejected {sum(1 for r in results if not r.ok)}"
     skipped = count_skipped(paths)
     if skipped:

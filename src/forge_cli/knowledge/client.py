@@ -39,6 +39,7 @@ __all__ = [
     "LocalKnowledgeClient",
     "PathLike",
     "attach_file",
+    "create_named_vector_store",
     "ensure_vector_store",
     "list_documents",
     "resolve_vector_store",
@@ -173,6 +174,19 @@ async def resolve_vector_store(client: KnowledgeClient, ref: str) -> VectorStore
         if named:
             return named[0]
         raise NotFoundError(f"no vector store with id or name {ref!r}") from None
+
+
+async def create_named_vector_store(client: KnowledgeClient, name: str) -> VectorStore:
+    """Create a vector store called ``name``, refusing a name a store has already (names are
+    unique, so a name means one store; a server that allows twins is asked first)."""
+    wanted = name.strip()
+    taken = [store for store in await client.list_vector_stores() if store.name == wanted]
+    if taken:
+        raise UsageError(
+            f"a vector store named {wanted!r} exists already ({taken[0].id})",
+            hint="choose another name, or use that store",
+        )
+    return await client.create_vector_store(name)
 
 
 async def ensure_vector_store(client: KnowledgeClient, name: str) -> VectorStore:

@@ -26,7 +26,7 @@ from forge_cli.knowledge.client import KnowledgeClient, PathLike
 from forge_cli.knowledge.models import ProgressCallback
 from forge_cli.knowledge.sources import SourceFile, source_key, stat_source
 
-__all__ = ["SyncPlan", "SyncReport", "plan_sync", "run_sync", "sync_lock"]
+__all__ = ["SyncPlan", "SyncReport", "dry_run_report", "plan_sync", "run_sync", "sync_lock"]
 
 
 @dataclass(slots=True)
@@ -47,7 +47,8 @@ class SyncPlan:
 class SyncReport:
     """What a sync did (or, for ``--dry-run``, would do)."""
 
-    vector_store_id: str
+    vector_store_id: str | None
+    """``None`` in a dry run for a store that does not exist yet."""
     added: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
@@ -142,16 +143,18 @@ def _content_changed(path: str, held: SourceFile) -> bool:
 
 async def plan_sync(
     client: KnowledgeClient,
-    store_id: str,
+    store_id: str | None,
     paths: Sequence[PathLike],
     *,
     delete: bool = True,
     read_changed: bool = False,
 ) -> SyncPlan:
     """Compare the folders with the store. A path with another size or mtime goes to
-    ``change``; with ``read_changed`` (a dry run) its content hash decides first."""
+    ``change``; with ``read_changed`` (a dry run) its content hash decides first. A store that
+    does not exist yet (``store_id`` None) holds nothing."""
     files, failed, unreadable = _walk(paths)
-    known = {s.path: s for s in await client.list_sources(store_id)}
+    sources = await client.list_sources(store_id) if store_id is not None else []
+    known = {s.path: s for s in sources}
     plan = SyncPlan(failed=failed, known=set(known))
     for path in files:
         held = known.get(path)
@@ -166,7 +169,7 @@ async def plan_sync(
             plan.unchanged += 1
         else:
             plan.change.append(path)
-    if delete:
+    if delete and store_id is not None:
         seen = set(files) | {path for path, _ in failed}
         plan.remove = [
             p for p in known if p not in seen and not any(p.startswith(d) for d in unreadable)
@@ -176,7 +179,7 @@ async def plan_sync(
     return plan
 
 
-def dry_run_report(store_id: str, plan: SyncPlan) -> SyncReport:
+def dry_run_report(store_id: str | None, plan: SyncPlan) -> SyncReport:
     """The report of a dry run: the plan, nothing done."""
     removed = [*plan.remove, *plan.remove_ids]
     return SyncReport(store_id, plan.add, plan.change, removed, plan.unchanged, list(plan.failed))
