@@ -194,18 +194,20 @@ class HttpKnowledgeClient:
         vector_store_id: str | None = None,
         attributes: Mapping[str, object] | None = None,
         progress: ProgressCallback | None = None,
+        by_path: bool = False,
     ) -> BatchReport:
         """Upload each file, then attach it; a failed file is reported and the batch goes on.
 
-        Into a vector store, each file's path, content hash, size and mtime go in its
-        attributes (``sources.source_attributes``): a path the store holds already with the same
-        content is not uploaded again, and an edited one replaces its old version (added first,
-        then the old one detached: not one transaction, see docs/knowledge.md).
+        With ``by_path``, into a vector store, each file's path, content hash, size and mtime
+        go in its attributes (``sources.source_attributes``): a path the store holds already with
+        the same content is not uploaded again, and an edited one replaces its old version (added
+        first, then the old one detached: not one transaction, see docs/knowledge.md).
         """
         known: dict[str, SourceFile] | None = None
         if vector_store_id is not None:
             await self.get_vector_store(vector_store_id)
-            known = {s.path: s for s in await self.list_sources(vector_store_id)}
+            if by_path:
+                known = {s.path: s for s in await self.list_sources(vector_store_id)}
         files = expand_paths(paths)
         results: list[IngestResult] = []
         # Ctrl+C stops after the file being sent: what the server took is kept and reported.

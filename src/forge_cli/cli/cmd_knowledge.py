@@ -299,7 +299,7 @@ def vs_add(ref: str, items: tuple[str, ...], as_json: bool, **options: object) -
 
     async def work(client: KnowledgeClient) -> None:
         store = await _store(client, ref)
-        results = await upload_with_progress(client, paths, store.id) if paths else []
+        results = await upload_with_progress(client, paths, store.id, by_path=True) if paths else []
         from forge_cli.knowledge.client import attach_file
 
         for file_id in file_ids:

@@ -99,11 +99,14 @@ def check_upload_paths(paths: Sequence[str]) -> None:
 
 
 async def upload_with_progress(
-    client: KnowledgeClient, paths: Sequence[str], store_id: str | None
+    client: KnowledgeClient, paths: Sequence[str], store_id: str | None, *, by_path: bool = False
 ) -> list[IngestResult]:
-    """Upload with a progress bar on a terminal's stderr; one result per file."""
+    """Upload with a progress bar on a terminal's stderr; one result per file (``by_path``: see
+    ``KnowledgeClient.upload_files``)."""
     with ProgressLine(sys.stderr) as progress:
-        report = await client.upload_files(list(paths), vector_store_id=store_id, progress=progress)
+        report = await client.upload_files(
+            list(paths), vector_store_id=store_id, progress=progress, by_path=by_path
+        )
     results = list(report.results)
     if report.interrupted:  # Ctrl+C: say what was kept, then stop (exit 130)
         raise_interrupted(results, report.not_started, store_id)
@@ -116,7 +119,7 @@ async def upload_into_new_store(
     """:func:`upload_with_progress` into a store just created: if the store itself fails (disk
     full, read-only) and nothing went in, the empty store is deleted, not left behind."""
     try:
-        return await upload_with_progress(client, paths, store_id)
+        return await upload_with_progress(client, paths, store_id, by_path=True)
     except Interrupted:
         raise
     except ForgeError:

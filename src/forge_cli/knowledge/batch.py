@@ -312,11 +312,14 @@ class IngestOps(StoreBase):
         vector_store_id: str | None = None,
         attributes: Mapping[str, object] | None = None,
         progress: ProgressCallback | None = None,
+        by_path: bool = False,
     ) -> BatchReport:
         """Ingest many files (directories are walked); one result per file, errors included.
 
         A bad file never stops the batch. ``progress(done, total, filename)`` is called for each
-        file, in order, once its fate is settled, so a caller can draw a progress bar.
+        file, in order, once its fate is settled, so a caller can draw a progress bar. With
+        ``by_path`` each file is known in the vector store by its path (``sources.py``): a path
+        the store holds already is ``unchanged`` or, edited, ``replaced`` in one transaction.
         """
         from forge_cli.knowledge.ingest import walk_paths
 
@@ -326,7 +329,9 @@ class IngestOps(StoreBase):
             _Source(p.name, str(p), partial(self._prepare_path, p), skipped)
             for p, skipped in walk_paths(paths)
         ]
-        return self._ingest(sources, vector_store_id, attrs, progress, interruptible=True)
+        return self._ingest(
+            sources, vector_store_id, attrs, progress, interruptible=True, by_path=by_path
+        )
 
     def _ingest(
         self,
@@ -336,6 +341,7 @@ class IngestOps(StoreBase):
         progress: ProgressCallback | None,
         *,
         interruptible: bool = False,
+        by_path: bool = False,
     ) -> BatchReport:
         """Prepare and write ``sources``. ``interruptible`` (a user's files from disk): Ctrl+C
         stops after the current file, and what was prepared is committed."""
@@ -344,7 +350,7 @@ class IngestOps(StoreBase):
 
         writer = _BatchWriter(self._db, vector_store_id, attributes, progress, len(sources))
         known: dict[str, SourceFile] | None = None
-        if interruptible and vector_store_id is not None:  # files from disk: known by their path
+        if by_path and vector_store_id is not None:  # files from disk, known by their path
             with self._db.read() as conn:
                 known = {s.path: s for s in fetch_sources(conn, vector_store_id)}
         not_started = 0

@@ -96,12 +96,14 @@ class KnowledgeClient(Protocol):
         vector_store_id: str | None = None,
         attributes: Mapping[str, object] | None = None,
         progress: ProgressCallback | None = None,
+        by_path: bool = False,
     ) -> BatchReport:
         """Upload files (directories are walked), optionally into a vector store.
 
-        A bad file never stops the batch: it is reported with its reason in the result. Into a
-        vector store, a file is known by its path: a path the store holds already is
-        ``unchanged`` (same content) or ``replaced`` (the old version leaves the store).
+        A bad file never stops the batch: it is reported with its reason in the result. With
+        ``by_path`` (``forge vs add``, ``vs create``, ``vs sync``) a file is known in the vector
+        store by its path: a path the store holds already is ``unchanged`` (same content) or
+        ``replaced`` (the old version leaves the store).
         """
         ...
 
@@ -319,10 +321,15 @@ class LocalKnowledgeClient:
         vector_store_id: str | None = None,
         attributes: Mapping[str, object] | None = None,
         progress: ProgressCallback | None = None,
+        by_path: bool = False,
     ) -> BatchReport:
         """Ingest files; each bad file is reported, the rest go in."""
         return self._ready().ingest_paths(
-            paths, vector_store_id=vector_store_id, attributes=attributes, progress=progress
+            paths,
+            vector_store_id=vector_store_id,
+            attributes=attributes,
+            progress=progress,
+            by_path=by_path,
         )
 
     async def list_sources(self, vector_store_id: str) -> list[SourceFile]:

@@ -198,7 +198,9 @@ async def run_sync(
     report = SyncReport(store_id, unchanged=plan.unchanged, failed=list(plan.failed))
     todo = [*plan.add, *plan.change]
     if todo:
-        batch = await client.upload_files(todo, vector_store_id=store_id, progress=progress)
+        batch = await client.upload_files(
+            todo, vector_store_id=store_id, progress=progress, by_path=True
+        )
         for result in batch.results:
             path = result.path or result.filename
             if not result.ok:
