@@ -289,13 +289,16 @@ class HttpKnowledgeClient:
                 found.append(source)
         return found
 
-    async def remove_sources(self, vector_store_id: str, paths: Sequence[str]) -> None:
-        """Detach the members that hold these paths (their file objects stay uploaded)."""
+    async def remove_sources(
+        self, vector_store_id: str, paths: Sequence[str], file_ids: Sequence[str] = ()
+    ) -> None:
+        """Detach the members that hold these paths, and the members ``file_ids`` (their file
+        objects stay uploaded: another store may hold them)."""
         gone = set(paths)
-        for source in await self.list_sources(vector_store_id):
-            if source.path in gone:
-                with contextlib.suppress(NotFoundError):  # detached meanwhile: fine
-                    await self.remove_file(vector_store_id, source.file_id)
+        doomed = [s.file_id for s in await self.list_sources(vector_store_id) if s.path in gone]
+        for file_id in dict.fromkeys([*doomed, *file_ids]):
+            with contextlib.suppress(NotFoundError):  # detached meanwhile: fine
+                await self.remove_file(vector_store_id, file_id)
 
     async def _upload_one(
         self,

@@ -111,8 +111,11 @@ class KnowledgeClient(Protocol):
         """The source paths of a vector store's files, with their content hash, size and mtime."""
         ...
 
-    async def remove_sources(self, vector_store_id: str, paths: Sequence[str]) -> None:
-        """Remove these source paths (and the files only they held) from a vector store."""
+    async def remove_sources(
+        self, vector_store_id: str, paths: Sequence[str], file_ids: Sequence[str] = ()
+    ) -> None:
+        """Remove these source paths (and the files only they held) from a vector store, and
+        the members ``file_ids`` that no path holds (files added before they had a path)."""
         ...
 
     async def list_files(self) -> list[FileRecord]:
@@ -336,9 +339,11 @@ class LocalKnowledgeClient:
         """The source paths of a vector store."""
         return self._ready().list_sources(vector_store_id)
 
-    async def remove_sources(self, vector_store_id: str, paths: Sequence[str]) -> None:
-        """Remove source paths from a vector store, in one transaction."""
-        self._ready().remove_sources(vector_store_id, paths)
+    async def remove_sources(
+        self, vector_store_id: str, paths: Sequence[str], file_ids: Sequence[str] = ()
+    ) -> None:
+        """Remove source paths and pathless members from a vector store, in one transaction."""
+        self._ready().remove_sources(vector_store_id, paths, file_ids)
 
     async def list_files(self) -> list[FileRecord]:
         """Every file."""

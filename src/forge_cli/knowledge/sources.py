@@ -179,12 +179,17 @@ class SourceOps(StoreBase):
             require_store(conn, vector_store_id)
             return fetch_sources(conn, vector_store_id)
 
-    def remove_sources(self, vector_store_id: str, paths: Iterable[str]) -> int:
+    def remove_sources(
+        self, vector_store_id: str, paths: Iterable[str], file_ids: Iterable[str] = ()
+    ) -> int:
         """Forget these paths of the vector store in one transaction (their files leave the
-        store and are deleted as :func:`release_member` says); returns how many were there."""
+        store and are deleted as :func:`release_member` says), and release the members
+        ``file_ids`` that no path holds; returns how many paths were there."""
         removed = 0
         with self._db.write() as conn:
             require_store(conn, vector_store_id)
+            for file_id in file_ids:
+                release_member(conn, vector_store_id, file_id)
             for path in paths:
                 key = (vector_store_id, path)
                 row = conn.execute(

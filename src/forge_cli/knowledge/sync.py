@@ -214,14 +214,15 @@ async def run_sync(
         if batch.interrupted:
             report.interrupted, report.not_started = True, batch.not_started
             return report  # nothing is removed after a Ctrl+C: a rerun finishes the job
-    if plan.remove:
-        await client.remove_sources(store_id, plan.remove)
-        report.removed.extend(plan.remove)
+    pathless = []
     if delete and plan.remove_ids:
         # Members no path holds, listed again: the upload may have given some of them a path.
         members = await client.list_vector_store_files(store_id)
-        for member in members:
-            if member.source_path is None and member.file_id in plan.remove_ids:
-                await client.remove_file(store_id, member.file_id)
-                report.removed.append(f"{member.filename} ({member.file_id})")
+        pathless = [
+            m for m in members if m.source_path is None and m.file_id in set(plan.remove_ids)
+        ]
+    if plan.remove or pathless:
+        await client.remove_sources(store_id, plan.remove, [m.file_id for m in pathless])
+        report.removed.extend(plan.remove)
+        report.removed.extend(f"{m.filename} ({m.file_id})" for m in pathless)
     return report
