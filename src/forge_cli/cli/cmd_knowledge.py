@@ -7,9 +7,9 @@ its exact name. Untrusted text (names, snippets, server messages) is sanitised b
 printed; ``--json`` prints one JSON document instead of lines.
 
 Uploads (``vs create NAME PATH...``, ``vs add``, ``files upload``) show a progress bar on stderr
-when it is a terminal, then one result line per file (``ok``, ``duplicate`` or ``rejected:
-reason``). A rejected file never stops the batch; the command then exits 1 (0 when every file is
-in the store).
+when it is a terminal, then one result line per file (``ok``, ``duplicate``, ``unchanged``,
+``replaced`` or ``rejected: reason``). A rejected file never stops the batch; the command then
+exits 1 (0 when every file is in the store). ``vs sync`` prints a line per change and a summary.
 """
 
 from __future__ import annotations

@@ -147,6 +147,8 @@ async def sync_store(
     try:
         store_id = (await resolve_vector_store(client, ref)).id
     except NotFoundError:
+        if ref.startswith("vs_"):  # an id that is not there: not a name to create a store under
+            raise
         store_id = None
     if dry_run:  # reads only: no lock, and a store that does not exist is not created
         plan = await plan_sync(client, store_id, paths, delete=delete, read_changed=True)
