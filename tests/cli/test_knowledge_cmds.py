@@ -233,13 +233,21 @@ def test_duplicates_are_counted_apart_and_a_file_added_again_is_already_there(
     listing = _by_name(forge("vs", "list", "--json").json())
     assert listing["team"]["file_counts"]["total"] == 2  # type: ignore[index]
 
+    # Issue 31: a path the store holds already is known by its path: "unchanged", not a
+    # duplicate of itself; a copy under another name is still a duplicate of its first name.
     again = forge("vs", "add", "team", str(docs / "gamma.txt"))
     assert again.code == 0, again.err
     shown = (again.out + again.err).splitlines()
-    [line] = [line for line in shown if line.startswith("duplicate ")]
-    assert "gamma.txt: already in this vector store (file_" in line
+    [line] = [line for line in shown if line.startswith("unchanged ")]
+    assert line.endswith("gamma.txt")
     assert "same content as" not in line
-    assert shown[-1] == "added 0, 1 already in the store, rejected 0"
+    assert shown[-1] == "added 0, unchanged 1, rejected 0"
+    elsewhere = docs.parent / "gamma-copy.txt"
+    elsewhere.write_bytes((docs / "gamma.txt").read_bytes())
+    copied = forge("vs", "add", "team", str(elsewhere))
+    [line] = [line for line in (copied.out + copied.err).splitlines() if "gamma-copy" in line]
+    assert line.startswith("duplicate ")
+    assert "gamma-copy.txt: same content as gamma.txt, already in this vector store" in line
 
     other = forge("vs", "create", "other", str(docs / "gamma.txt"))
     assert other.code == 0, other.err

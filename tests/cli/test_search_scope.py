@@ -50,12 +50,27 @@ def test_default_vector_stores_is_settable_and_used(forge: Forge, tmp_path: Path
 
 
 def test_ambiguous_store_names_are_an_error(forge: Forge, tmp_path: Path) -> None:
-    _store(forge, tmp_path, "twin", "one\n")
+    """Issue 31: names are unique, so a second `vs create twin` is refused; twins left by an
+    older Forge are refused wherever a name is taken (`vs show`, `ask --vs`), never resolved to
+    one of them."""
+    first = _store(forge, tmp_path, "twin", "one\n")
     (tmp_path / "b").mkdir()
-    _store(forge, tmp_path / "b", "twin", "two\n")
-    proc = forge("vs", "show", "twin")
-    assert proc.returncode == 2
-    assert "2 vector stores are named 'twin'" in proc.stderr
+    (tmp_path / "b" / "two.md").write_text("two\n")
+    again = forge("vs", "create", "twin", str(tmp_path / "b" / "two.md"))
+    assert again.returncode == 2
+    assert f"a vector store named 'twin' exists already ({first})" in again.stderr
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "data" / "knowledge.db") as conn:  # as an older Forge made
+        conn.execute(
+            "INSERT INTO vector_stores (id, name, created_at) VALUES ('vs_older_twin', 'twin', 1)"
+        )
+    for args in (("vs", "show", "twin"), ("ask", "--vs", "twin", "--json", "What is one?")):
+        proc = forge(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "2 vector stores are named 'twin'" in proc.stderr
+        assert first in proc.stderr
+        assert "vs_older_twin" in proc.stderr
 
 
 @pytest.mark.anyio

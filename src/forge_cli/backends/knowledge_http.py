@@ -8,6 +8,7 @@ statuses -> ``BackendHTTPError`` with the server's message.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Mapping, Sequence
@@ -42,7 +43,15 @@ from forge_cli.knowledge import (
     VectorStoreFile,
 )
 from forge_cli.knowledge.client import PathLike
-from forge_cli.knowledge.ingest import expand_paths, stop_on_interrupt
+from forge_cli.knowledge.ingest import expand_paths, sha256_hex, stop_on_interrupt
+from forge_cli.knowledge.sources import (
+    MAX_ATTRIBUTE_PATH,
+    PATH_ATTRIBUTE,
+    SourceFile,
+    source_attributes,
+    source_from_attributes,
+    stat_source,
+)
 from forge_cli.limits import DEFAULT_LIMITS, Limits
 from forge_cli.redact import register_secret
 from forge_cli.wording import shorten
@@ -185,16 +194,30 @@ class HttpKnowledgeClient:
         vector_store_id: str | None = None,
         attributes: Mapping[str, object] | None = None,
         progress: ProgressCallback | None = None,
+        by_path: bool = False,
     ) -> BatchReport:
-        """Upload each file, then attach it; a failed file is reported and the batch goes on."""
+        """Upload each file, then attach it; a failed file is reported and the batch goes on.
+
+        With ``by_path``, into a vector store, each file's path, content hash, size and mtime
+        go in its attributes (``sources.source_attributes``): a path the store holds already with
+        the same content is not uploaded again, and an edited one replaces its old version (added
+        first, then the old one detached: not one transaction, see docs/knowledge.md).
+        """
+        known: dict[str, SourceFile] | None = None
         if vector_store_id is not None:
             await self.get_vector_store(vector_store_id)
+            if by_path:
+                known = {s.path: s for s in await self.list_sources(vector_store_id)}
         files = expand_paths(paths)
         results: list[IngestResult] = []
         # Ctrl+C stops after the file being sent: what the server took is kept and reported.
         with stop_on_interrupt() as stop_requested:
             for done, path in enumerate(files, start=1):
-                results.append(await self._upload_one(path, vector_store_id, attributes))
+                if known is not None and vector_store_id is not None:
+                    result = await self._sync_one(path, vector_store_id, attributes, known)
+                else:
+                    result = await self._upload_one(path, vector_store_id, attributes)
+                results.append(result)
                 if progress is not None:
                     progress(done, len(files), path.name)
                 if stop_requested() and done < len(files):
@@ -203,11 +226,91 @@ class HttpKnowledgeClient:
                     )
         return BatchReport(results=results)
 
+    async def _sync_one(
+        self,
+        path: Path,
+        vector_store_id: str,
+        attributes: Mapping[str, object] | None,
+        known: Mapping[str, SourceFile],
+    ) -> IngestResult:
+        """Upload ``path`` into a vector store that knows files by path (see upload_files)."""
+        try:
+            stat = stat_source(path)  # before reading: a write during the read shows next time
+            if len(stat.path) > MAX_ATTRIBUTE_PATH:
+                reason = (
+                    f"path longer than {MAX_ATTRIBUTE_PATH} characters (a server keeps no more)"
+                )
+                return IngestResult(
+                    filename=path.name, status="rejected", reason=reason, path=str(path)
+                )
+            held = known.get(stat.path)
+            if held is not None and held.same_stat(stat):
+                return IngestResult(filename=path.name, status="unchanged", path=str(path))
+            content = path.read_bytes()
+            sha = sha256_hex(content)
+            identity = {**(attributes or {}), **source_attributes(stat, sha)}
+            if held is not None and held.sha256 == sha:
+                await self._call(
+                    "POST",
+                    f"vector_stores/{vector_store_id}/files/{held.file_id}",
+                    json={"attributes": identity},
+                )
+                return IngestResult(filename=path.name, status="unchanged", path=str(path))
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            return IngestResult(
+                filename=path.name, status="rejected", reason=reason, path=str(path)
+            )
+        except ForgeError as exc:
+            reason = exc.one_line()
+            return IngestResult(
+                filename=path.name, status="rejected", reason=reason, path=str(path)
+            )
+        result = await self._upload_one(path, vector_store_id, identity, content=content)
+        if held is None or not result.ok or result.file is None or result.file.id == held.file_id:
+            return result
+        # Gone already (another sync) is fine: the new version is in, which is what counts.
+        with contextlib.suppress(NotFoundError):
+            await self.remove_file(vector_store_id, held.file_id)
+        return IngestResult(
+            filename=result.filename,
+            status="replaced",
+            file=result.file,
+            reason=f"replaces {held.file_id}",
+            path=result.path,
+        )
+
+    async def list_sources(self, vector_store_id: str) -> list[SourceFile]:
+        """The source paths the members' attributes carry (members without one are left out)."""
+        found = []
+        for member in await self.list_vector_store_files(vector_store_id):
+            source = source_from_attributes(member.file_id, member.attributes)
+            if source is not None:
+                found.append(source)
+        return found
+
+    async def remove_sources(
+        self, vector_store_id: str, paths: Sequence[str], file_ids: Sequence[str] = ()
+    ) -> None:
+        """Detach the members that hold these paths, and the members ``file_ids`` (their file
+        objects stay uploaded: another store may hold them)."""
+        gone = set(paths)
+        doomed = [s.file_id for s in await self.list_sources(vector_store_id) if s.path in gone]
+        for file_id in dict.fromkeys([*doomed, *file_ids]):
+            with contextlib.suppress(NotFoundError):  # detached meanwhile: fine
+                await self.remove_file(vector_store_id, file_id)
+
     async def _upload_one(
-        self, path: Path, vector_store_id: str | None, attributes: Mapping[str, object] | None
+        self,
+        path: Path,
+        vector_store_id: str | None,
+        attributes: Mapping[str, object] | None,
+        *,
+        content: bytes | None = None,
     ) -> IngestResult:
         try:
-            content = path.read_bytes()
+            if content is None:
+                content = path.read_bytes()
             uploaded = await self._call(
                 "POST",
                 "files",
@@ -343,7 +446,13 @@ def _member(data: Any, vector_store_id: str) -> VectorStoreFile:
         attributes={k: v for k, v in attributes.items() if isinstance(v, str | int | float | bool)},
         created_at=_int(data.get("created_at")),
         bytes=_int(data.get("usage_bytes")),
+        source_path=_source_path(attributes),
     )
+
+
+def _source_path(attributes: Mapping[str, Any]) -> str | None:
+    path = attributes.get(PATH_ATTRIBUTE)
+    return path if isinstance(path, str) and path else None
 
 
 def _hit(data: dict[str, Any], vector_store_id: str) -> SearchHit:

@@ -7,9 +7,9 @@ its exact name. Untrusted text (names, snippets, server messages) is sanitised b
 printed; ``--json`` prints one JSON document instead of lines.
 
 Uploads (``vs create NAME PATH...``, ``vs add``, ``files upload``) show a progress bar on stderr
-when it is a terminal, then one result line per file (``ok``, ``duplicate`` or ``rejected:
-reason``). A rejected file never stops the batch; the command then exits 1 (0 when every file is
-in the store).
+when it is a terminal, then one result line per file (``ok``, ``duplicate``, ``unchanged``,
+``replaced`` or ``rejected: reason``). A rejected file never stops the batch; the command then
+exits 1 (0 when every file is in the store). ``vs sync`` prints a line per change and a summary.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from forge_cli.cli.knowledge import (
     upload_with_progress,
 )
 from forge_cli.cli.options import settings_from_options
-from forge_cli.errors import NotFoundError
+from forge_cli.errors import KnowledgeError, NotFoundError
 from forge_cli.repl.knowledge import result_line
 from forge_cli.wording import plural
 
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
     from forge_cli.knowledge.client import KnowledgeClient
     from forge_cli.knowledge.models import IngestResult, VectorStore
+    from forge_cli.knowledge.sync import SyncReport
 
 __all__ = ["files", "vs"]
 
@@ -210,8 +211,20 @@ def vs_create(name: str, paths: tuple[str, ...], as_json: bool, **options: objec
     check_upload_paths(paths)
 
     async def work(client: KnowledgeClient) -> None:
-        store = await client.create_vector_store(name)
+        from forge_cli.knowledge.client import create_named_vector_store
+
+        store = await create_named_vector_store(client, name)
         results = await upload_into_new_store(client, paths, store.id) if paths else []
+        if results and not any(r.ok for r in results):  # every file rejected: no empty store
+            await client.delete_vector_store(store.id)
+            if as_json:
+                _echo_json({"vector_store": None, "files": [_dump_result(r) for r in results]})
+            else:
+                for result in results:
+                    click.echo(result_line(result), err=True)
+            raise KnowledgeError(
+                f"none of {len(results)} file(s) could be added; no vector store was created"
+            )
         if as_json:
             store = await client.get_vector_store(store.id)
             _echo_json({"vector_store": _dump(store), "files": [_dump_result(r) for r in results]})
@@ -248,7 +261,10 @@ def vs_show(ref: str, as_json: bool, **options: object) -> None:
             ]
         )
         for member in members:
-            click.echo(_clean(f"  {member.file_id}  {member.filename}  ({member.bytes} bytes)"))
+            where = f"  {member.source_path}" if member.source_path else ""
+            click.echo(
+                _clean(f"  {member.file_id}  {member.filename}  ({member.bytes} bytes){where}")
+            )
 
     _run(options, work)
 
@@ -283,7 +299,7 @@ def vs_add(ref: str, items: tuple[str, ...], as_json: bool, **options: object) -
 
     async def work(client: KnowledgeClient) -> None:
         store = await _store(client, ref)
-        results = await upload_with_progress(client, paths, store.id) if paths else []
+        results = await upload_with_progress(client, paths, store.id, by_path=True) if paths else []
         from forge_cli.knowledge.client import attach_file
 
         for file_id in file_ids:
@@ -291,6 +307,74 @@ def vs_add(ref: str, items: tuple[str, ...], as_json: bool, **options: object) -
         _report(results, as_json=as_json, paths=[*paths, *file_ids])
 
     _run(options, work)
+
+
+@vs.command("sync")
+@_backend_options
+@_json
+@click.argument("ref", metavar="NAME")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--dry-run", is_flag=True, help="Print what would change; change nothing.")
+@click.option("--no-delete", is_flag=True, help="Keep files that are gone from disk.")
+def vs_sync(
+    ref: str,
+    paths: tuple[str, ...],
+    dry_run: bool,
+    no_delete: bool,
+    as_json: bool,
+    **options: object,
+) -> None:
+    """Make vector store NAME hold exactly the supported files under PATHs.
+
+    New files are added, edited files replaced, files gone from disk removed (not with
+    --no-delete); unchanged files are not read again. The store is created if there is none.
+    Prints a line per change on stdout and a summary on stderr.
+    """
+    check_upload_paths(paths)
+
+    async def work(client: KnowledgeClient) -> None:
+        from forge_cli.cli.knowledge import sync_store
+
+        report = await sync_store(client, ref, paths, dry_run=dry_run, delete=not no_delete)
+        _sync_output(report, paths, as_json=as_json, dry_run=dry_run)
+
+    _run(options, work)
+
+
+def _sync_output(report: SyncReport, paths: Sequence[str], *, as_json: bool, dry_run: bool) -> None:
+    """Print a sync's changes and summary; raise for Ctrl+C (130) or a failed file (1)."""
+    from forge_cli.errors import Interrupted
+
+    if as_json:
+        _echo_json(report.as_json())
+    else:
+        verbs = ("add", "change", "remove") if dry_run else ("added", "changed", "removed")
+        for verb, paths in zip(verbs, (report.added, report.changed, report.removed), strict=True):
+            for path in paths:
+                click.echo(_clean(f"{verb.ljust(8)} {path}"))
+        for path, error in report.failed:
+            click.echo(_clean(f"{'failed'.ljust(8)} {path}: {error}"))
+        click.echo(_clean(report.summary(dry_run=dry_run)), err=True)
+    if report.interrupted:
+        raise Interrupted(
+            f"interrupted: what was synced is kept, {report.not_started} file(s) not started, "
+            "nothing removed; run the sync again to finish"
+        )
+    if _sync_failed(report, paths):
+        raise KnowledgeError(f"{len(report.failed)} file(s) could not be synced")
+
+
+def _sync_failed(report: SyncReport, paths: Sequence[str]) -> bool:
+    """Exit 1 when a file named on the command line failed, or when files failed and none is
+    in the store; files a folder walk found that cannot go in (binary, empty) are reported
+    without failing a sync, as for ``vs add``, so a scheduled sync does not fail for ever."""
+    from forge_cli.knowledge.sources import source_key
+
+    if not report.failed:
+        return False
+    named = {source_key(p) for p in paths if not Path(p).is_dir()}
+    synced = report.added or report.changed or report.unchanged
+    return not synced or any(path in named for path, _ in report.failed)
 
 
 @vs.command("remove")

@@ -12,15 +12,19 @@ import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from forge_cli.cli.endpoints import DEFAULT_BASE_URLS, api_key_env
 from forge_cli.cli.local_store import open_local_store
 from forge_cli.config import Settings
-from forge_cli.errors import ForgeError, Interrupted, KnowledgeError, UsageError
+from forge_cli.errors import ForgeError, Interrupted, KnowledgeError, NotFoundError, UsageError
 from forge_cli.knowledge.client import KnowledgeClient, LocalKnowledgeClient
 from forge_cli.knowledge.models import IngestResult
 from forge_cli.repl.knowledge import ProgressLine, result_line
 from forge_cli.wording import plural
+
+if TYPE_CHECKING:
+    from forge_cli.knowledge.sync import SyncReport
 
 __all__ = [
     "build_knowledge_client",
@@ -29,6 +33,7 @@ __all__ = [
     "ingest_summary",
     "raise_interrupted",
     "resolve_store_refs",
+    "sync_store",
     "upload_into_new_store",
     "upload_with_progress",
 ]
@@ -94,11 +99,14 @@ def check_upload_paths(paths: Sequence[str]) -> None:
 
 
 async def upload_with_progress(
-    client: KnowledgeClient, paths: Sequence[str], store_id: str | None
+    client: KnowledgeClient, paths: Sequence[str], store_id: str | None, *, by_path: bool = False
 ) -> list[IngestResult]:
-    """Upload with a progress bar on a terminal's stderr; one result per file."""
+    """Upload with a progress bar on a terminal's stderr; one result per file (``by_path``: see
+    ``KnowledgeClient.upload_files``)."""
     with ProgressLine(sys.stderr) as progress:
-        report = await client.upload_files(list(paths), vector_store_id=store_id, progress=progress)
+        report = await client.upload_files(
+            list(paths), vector_store_id=store_id, progress=progress, by_path=by_path
+        )
     results = list(report.results)
     if report.interrupted:  # Ctrl+C: say what was kept, then stop (exit 130)
         raise_interrupted(results, report.not_started, store_id)
@@ -111,7 +119,7 @@ async def upload_into_new_store(
     """:func:`upload_with_progress` into a store just created: if the store itself fails (disk
     full, read-only) and nothing went in, the empty store is deleted, not left behind."""
     try:
-        return await upload_with_progress(client, paths, store_id)
+        return await upload_with_progress(client, paths, store_id, by_path=True)
     except Interrupted:
         raise
     except ForgeError:
@@ -120,6 +128,48 @@ async def upload_into_new_store(
             if not store.file_counts.total:
                 await client.delete_vector_store(store_id)
         raise
+
+
+async def sync_store(
+    client: KnowledgeClient,
+    ref: str,
+    paths: Sequence[str],
+    *,
+    dry_run: bool = False,
+    delete: bool = True,
+) -> SyncReport:
+    """``forge vs sync``: the store ``ref`` (created when there is none, unless ``dry_run``)
+    synced with ``paths`` under its sync lock, with a progress bar on a terminal's stderr."""
+    from forge_cli.knowledge.client import resolve_vector_store
+    from forge_cli.knowledge.sync import dry_run_report, plan_sync, run_sync, sync_lock
+
+    store_id: str | None
+    try:
+        store_id = (await resolve_vector_store(client, ref)).id
+    except NotFoundError:
+        if ref.startswith("vs_"):  # an id that is not there: not a name to create a store under
+            raise
+        store_id = None
+    if dry_run:  # reads only: no lock, and a store that does not exist is not created
+        plan = await plan_sync(client, store_id, paths, delete=delete, read_changed=True)
+        return dry_run_report(store_id, plan)
+    if store_id is None:
+        store_id = (await client.create_vector_store(ref)).id
+    with sync_lock(_sync_lock_path(client, store_id), ref), ProgressLine(sys.stderr) as progress:
+        return await run_sync(client, store_id, paths, delete=delete, progress=progress)
+
+
+def _sync_lock_path(client: KnowledgeClient, store_id: str) -> Path:
+    """Beside the local store's file; for a server, in the data directory, per server URL."""
+    if isinstance(client, LocalKnowledgeClient):
+        db = Path(client.store.path)
+        return db.with_name(f"{db.name}.sync-{store_id}.lock")
+    import hashlib
+
+    from forge_cli.knowledge.paths import default_store_path
+
+    server = hashlib.sha256(client.name.encode()).hexdigest()[:16]
+    return default_store_path().parent / "locks" / f"sync-{server}-{store_id}.lock"
 
 
 def raise_interrupted(
@@ -171,6 +221,10 @@ def ingest_summary(results: Sequence[IngestResult], paths: Sequence[str]) -> str
         line += f", {plural(of_added, 'duplicate')} of {kind} already added"
     if len(again) > of_added:
         line += f", {len(again) - of_added} already in the store"
+    for status in ("replaced", "unchanged"):  # a path the store held already
+        same = sum(1 for r in results if r.status == status)
+        if same:
+            line += f", {status} {same}"
     line += f", rejected {sum(1 for r in results if not r.ok)}"
     skipped = count_skipped(paths)
     if skipped:

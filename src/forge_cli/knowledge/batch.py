@@ -28,9 +28,17 @@ from forge_cli.knowledge.models import (
     Attributes,
     BatchReport,
     IngestResult,
+    IngestStatus,
     ProgressCallback,
 )
 from forge_cli.knowledge.records import fetch_file, require_store, validate_attributes
+from forge_cli.knowledge.sources import (
+    SourceFile,
+    SourceStat,
+    fetch_sources,
+    set_source,
+    stat_source,
+)
 from forge_cli.knowledge.vector_stores import attach, is_member
 
 if TYPE_CHECKING:
@@ -53,6 +61,8 @@ class _Source:
     load: Callable[[], PreparedFile]
     skipped: str | None = None
     """Why the directory walk refused this file (it is reported, never read)."""
+    walked: WalkedFile | None = None
+    """How the directory walk reaches the file without following a symlink (``read_path``)."""
 
 
 def insert_prepared(
@@ -72,22 +82,33 @@ def _store(
     path: str | None,
     *,
     index: bool = True,
+    stat: SourceStat | None = None,
 ) -> IngestResult:
-    """Write one prepared file (and its membership) inside the caller's transaction."""
+    """Write one prepared file (and its membership) inside the caller's transaction.
+
+    With ``stat`` the file is recorded as what that path of the vector store holds now; the
+    version the path held before leaves in the same transaction (status ``replaced``).
+    """
     file_id, duplicate = insert_prepared(conn, prepared, index=index)
     member = False
+    replaced = None
     if vector_store_id is not None:
         member = duplicate and is_member(conn, vector_store_id, file_id)
         attach(conn, vector_store_id, file_id, attributes)
+        if stat is not None:
+            replaced = set_source(conn, vector_store_id, file_id, stat)
     record = fetch_file(conn, file_id)
     reason = None
-    if duplicate:
+    if replaced is not None:
+        reason = f"replaces {replaced}"
+    elif duplicate:
         reason = _duplicate_reason(
             prepared.filename, record.filename, file_id, vector_store_id, member
         )
+    status: IngestStatus = "duplicate" if duplicate else "ok"
     return IngestResult(
         filename=prepared.filename,
-        status="duplicate" if duplicate else "ok",
+        status="replaced" if replaced is not None else status,
         file=record,
         reason=reason,
         path=path,
@@ -108,6 +129,16 @@ def _duplicate_reason(
     if member:
         return f"{same + ', ' if same else ''}already in this vector store ({file_id})"
     return f"{same or 'uploaded before'} ({file_id}); now in this vector store too"
+
+
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """What to write for one file: a prepared file, or (``prepared`` None) the fact that a path
+    still holds ``file_id``; ``stat`` is the path's size and mtime before it was read."""
+
+    prepared: PreparedFile | None
+    stat: SourceStat | None = None
+    file_id: str | None = None
 
 
 def _rejected(name: str, path: str | None, reason: str) -> IngestResult:
@@ -131,7 +162,7 @@ class _BatchWriter:
         self._progress = progress
         self._total = total
         self.results: list[IngestResult | None] = []
-        self._pending: list[tuple[int, _Source, PreparedFile]] = []
+        self._pending: list[tuple[int, _Source, _Write]] = []
         self._pending_bytes = 0
         self._reported = 0
 
@@ -139,10 +170,17 @@ class _BatchWriter:
         self.results.append(_rejected(source.name, source.path, reason))
         self._report()
 
-    def add(self, source: _Source, prepared: PreparedFile) -> None:
-        self._pending.append((len(self.results), source, prepared))
-        self.results.append(None)
+    def add(self, source: _Source, prepared: PreparedFile, stat: SourceStat | None = None) -> None:
+        self._queue(source, _Write(prepared, stat))
         self._pending_bytes += len(prepared.data)
+
+    def unchanged(self, source: _Source, file_id: str, stat: SourceStat | None) -> None:
+        """A path whose content the store holds already (``stat``: its new size and mtime)."""
+        self._queue(source, _Write(None, stat, file_id))
+
+    def _queue(self, source: _Source, write: _Write) -> None:
+        self._pending.append((len(self.results), source, write))
+        self.results.append(None)
         if self._pending_bytes >= BATCH_BYTES or len(self._pending) >= BATCH_FILES:
             self.flush()
 
@@ -155,8 +193,8 @@ class _BatchWriter:
             try:
                 with self._db.write() as conn:
                     first = next_chunk_id(conn)
-                    for slot, source, prepared in pending:
-                        self.results[slot] = self._store_one(conn, source, prepared)
+                    for slot, source, write in pending:
+                        self.results[slot] = self._store_one(conn, source, write)
                     index_chunks(conn, first)
             except StoreUnwritable:
                 raise  # disk full, read-only: no other file would go in either
@@ -165,20 +203,29 @@ class _BatchWriter:
                     self.results[slot] = _rejected(source.name, source.path, exc.one_line())
         self._report()
 
-    def _store_one(
-        self, conn: sqlite3.Connection, source: _Source, prepared: PreparedFile
-    ) -> IngestResult:
+    def _write(self, conn: sqlite3.Connection, source: _Source, write: _Write) -> IngestResult:
+        if write.prepared is not None:
+            return _store(
+                conn,
+                write.prepared,
+                self._vector_store_id,
+                self._attributes,
+                source.path,
+                index=False,
+                stat=write.stat,
+            )
+        assert write.file_id is not None
+        assert self._vector_store_id is not None
+        if write.stat is not None:  # same content, new mtime: remember it so it is not read again
+            set_source(conn, self._vector_store_id, write.file_id, write.stat)
+        record = fetch_file(conn, write.file_id)
+        return IngestResult(filename=source.name, status="unchanged", file=record, path=source.path)
+
+    def _store_one(self, conn: sqlite3.Connection, source: _Source, write: _Write) -> IngestResult:
         conn.execute("SAVEPOINT ingest_file")
         try:
             with translate_sqlite_errors(self._db.path):
-                result = _store(
-                    conn,
-                    prepared,
-                    self._vector_store_id,
-                    self._attributes,
-                    source.path,
-                    index=False,
-                )
+                result = self._write(conn, source, write)
         except StoreUnwritable:
             raise
         except ForgeError as exc:
@@ -267,23 +314,28 @@ class IngestOps(StoreBase):
         vector_store_id: str | None = None,
         attributes: Mapping[str, object] | None = None,
         progress: ProgressCallback | None = None,
+        by_path: bool = False,
     ) -> BatchReport:
         """Ingest many files (directories are walked); one result per file, errors included.
 
         A bad file never stops the batch. ``progress(done, total, filename)`` is called for each
-        file, in order, once its fate is settled, so a caller can draw a progress bar.
+        file, in order, once its fate is settled, so a caller can draw a progress bar. With
+        ``by_path`` each file is known in the vector store by its path (``sources.py``): a path
+        the store holds already is ``unchanged`` or, edited, ``replaced`` in one transaction.
         """
         from forge_cli.knowledge.ingest import WalkedFile, walk_files
 
         attrs = validate_attributes(attributes)
         self._check_target(vector_store_id)
         sources = [
-            _Source(f.path.name, str(f.path), partial(self._prepare_path, f.path, f), f.skipped)
+            _Source(f.path.name, str(f.path), partial(self._prepare_path, f.path, f), f.skipped, f)
             if isinstance(f, WalkedFile)
             else _Source(f.name, str(f), partial(self._prepare_path, f))
             for f in walk_files(paths)
         ]
-        return self._ingest(sources, vector_store_id, attrs, progress, interruptible=True)
+        return self._ingest(
+            sources, vector_store_id, attrs, progress, interruptible=True, by_path=by_path
+        )
 
     def _ingest(
         self,
@@ -293,6 +345,7 @@ class IngestOps(StoreBase):
         progress: ProgressCallback | None,
         *,
         interruptible: bool = False,
+        by_path: bool = False,
     ) -> BatchReport:
         """Prepare and write ``sources``. ``interruptible`` (a user's files from disk): Ctrl+C
         stops after the current file, and what was prepared is committed."""
@@ -300,6 +353,10 @@ class IngestOps(StoreBase):
         from forge_cli.knowledge.ingest import stop_on_interrupt
 
         writer = _BatchWriter(self._db, vector_store_id, attributes, progress, len(sources))
+        known: dict[str, SourceFile] | None = None
+        if by_path and vector_store_id is not None:  # files from disk, known by their path
+            with self._db.read() as conn:
+                known = {s.path: s for s in fetch_sources(conn, vector_store_id)}
         not_started = 0
         with stop_on_interrupt() if interruptible else nullcontext(_never) as stop_requested:
             for index, source in enumerate(sources):
@@ -310,15 +367,16 @@ class IngestOps(StoreBase):
                     writer.reject(source, source.skipped)
                     continue
                 try:
-                    prepared = source.load()
+                    if known is not None and source.path is not None:
+                        self._load_source(writer, source, known)
+                    else:
+                        writer.add(source, source.load())
                 except FileRejected as exc:
                     writer.reject(source, exc.reason)
                 except ForgeError as exc:
                     writer.reject(source, exc.one_line())
                 except Exception as exc:  # a bug preparing this file: it fails, the rest go on
                     writer.reject(source, f"internal error: {type(exc).__name__}: {exc}"[:300])
-                else:
-                    writer.add(source, prepared)
             writer.flush()  # what was prepared before a Ctrl+C is committed, not thrown away
             interrupted = stop_requested()
         return BatchReport(
@@ -326,6 +384,32 @@ class IngestOps(StoreBase):
             interrupted=interrupted,
             not_started=not_started,
         )
+
+    def _load_source(
+        self, writer: _BatchWriter, source: _Source, known: Mapping[str, SourceFile]
+    ) -> None:
+        """Queue a file from disk that a path of the vector store may hold already: untouched
+        (same size and mtime) it is not read; read, with the same content hash, it is not
+        prepared again; else it is prepared and replaces what the path held."""
+        from forge_cli.knowledge.ingest import read_path, sha256_hex
+
+        assert source.path is not None
+        try:
+            # Before reading: a write during the read shows next time.
+            stat = stat_source(source.path)
+        except OSError:
+            writer.add(source, source.load())  # load says why the file cannot be read
+            return
+        held = known.get(stat.path)
+        if held is not None and held.same_stat(stat):
+            writer.unchanged(source, held.file_id, None)
+            return
+        path = Path(source.path)
+        data = read_path(path, self.max_file_bytes, inside=source.walked)
+        if held is not None and held.sha256 == sha256_hex(data):
+            writer.unchanged(source, held.file_id, stat)
+            return
+        writer.add(source, self._prepare(path.name, data), stat)
 
     def _prepare(self, filename: str, content: bytes) -> PreparedFile:
         from forge_cli.knowledge.ingest import prepare_file

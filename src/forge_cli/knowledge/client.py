@@ -31,6 +31,7 @@ from forge_cli.knowledge.models import (
     VectorStoreFile,
 )
 from forge_cli.knowledge.seed import ensure_seed_store
+from forge_cli.knowledge.sources import SourceFile
 from forge_cli.knowledge.store import KnowledgeStore
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "LocalKnowledgeClient",
     "PathLike",
     "attach_file",
+    "create_named_vector_store",
     "ensure_vector_store",
     "list_documents",
     "resolve_vector_store",
@@ -94,11 +96,26 @@ class KnowledgeClient(Protocol):
         vector_store_id: str | None = None,
         attributes: Mapping[str, object] | None = None,
         progress: ProgressCallback | None = None,
+        by_path: bool = False,
     ) -> BatchReport:
         """Upload files (directories are walked), optionally into a vector store.
 
-        A bad file never stops the batch: it is reported with its reason in the result.
+        A bad file never stops the batch: it is reported with its reason in the result. With
+        ``by_path`` (``forge vs add``, ``vs create``, ``vs sync``) a file is known in the vector
+        store by its path: a path the store holds already is ``unchanged`` (same content) or
+        ``replaced`` (the old version leaves the store).
         """
+        ...
+
+    async def list_sources(self, vector_store_id: str) -> list[SourceFile]:
+        """The source paths of a vector store's files, with their content hash, size and mtime."""
+        ...
+
+    async def remove_sources(
+        self, vector_store_id: str, paths: Sequence[str], file_ids: Sequence[str] = ()
+    ) -> None:
+        """Remove these source paths (and the files only they held) from a vector store, and
+        the members ``file_ids`` that no path holds (files added before they had a path)."""
         ...
 
     async def list_files(self) -> list[FileRecord]:
@@ -162,6 +179,19 @@ async def resolve_vector_store(client: KnowledgeClient, ref: str) -> VectorStore
         if named:
             return named[0]
         raise NotFoundError(f"no vector store with id or name {ref!r}") from None
+
+
+async def create_named_vector_store(client: KnowledgeClient, name: str) -> VectorStore:
+    """Create a vector store called ``name``, refusing a name a store has already (names are
+    unique, so a name means one store; a server that allows twins is asked first)."""
+    wanted = name.strip()
+    taken = [store for store in await client.list_vector_stores() if store.name == wanted]
+    if taken:
+        raise UsageError(
+            f"a vector store named {wanted!r} exists already ({taken[0].id})",
+            hint="choose another name, or use that store",
+        )
+    return await client.create_vector_store(name)
 
 
 async def ensure_vector_store(client: KnowledgeClient, name: str) -> VectorStore:
@@ -294,11 +324,26 @@ class LocalKnowledgeClient:
         vector_store_id: str | None = None,
         attributes: Mapping[str, object] | None = None,
         progress: ProgressCallback | None = None,
+        by_path: bool = False,
     ) -> BatchReport:
         """Ingest files; each bad file is reported, the rest go in."""
         return self._ready().ingest_paths(
-            paths, vector_store_id=vector_store_id, attributes=attributes, progress=progress
+            paths,
+            vector_store_id=vector_store_id,
+            attributes=attributes,
+            progress=progress,
+            by_path=by_path,
         )
+
+    async def list_sources(self, vector_store_id: str) -> list[SourceFile]:
+        """The source paths of a vector store."""
+        return self._ready().list_sources(vector_store_id)
+
+    async def remove_sources(
+        self, vector_store_id: str, paths: Sequence[str], file_ids: Sequence[str] = ()
+    ) -> None:
+        """Remove source paths and pathless members from a vector store, in one transaction."""
+        self._ready().remove_sources(vector_store_id, paths, file_ids)
 
     async def list_files(self) -> list[FileRecord]:
         """Every file."""

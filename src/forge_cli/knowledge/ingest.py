@@ -48,6 +48,7 @@ __all__ = [
     "next_chunk_id",
     "prepare_file",
     "read_path",
+    "sha256_hex",
     "stop_on_interrupt",
     "validate_attributes",
     "walk_files",
@@ -149,6 +150,11 @@ def read_path(path: Path, max_bytes: int, *, inside: WalkedFile | None = None) -
     return data
 
 
+def sha256_hex(data: bytes) -> str:
+    """The content hash a stored file is known by."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def prepare_file(
     filename: str, data: bytes, *, max_bytes: int, embedder: Embedder | None = None
 ) -> PreparedFile:
@@ -178,7 +184,7 @@ def prepare_file(
     return PreparedFile(
         filename=filename,
         data=data,
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=sha256_hex(data),
         extracted=extracted,
         chunks=chunks,
         vectors=vectors,

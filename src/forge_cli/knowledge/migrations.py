@@ -212,6 +212,25 @@ def _relabel_api_chunks(conn: sqlite3.Connection) -> None:
 
 _V7_API_HEADINGS: list[str | Callable[[sqlite3.Connection], None]] = [_relabel_api_chunks]
 
+_V8_FILE_IDENTITY = [
+    # A file's identity in a vector store is its source path (``sources.py``): ``forge vs add``
+    # of a path already there replaces it, and ``forge vs sync`` compares size and mtime before
+    # it reads a file again. Several paths may hold the same content (one stored file, one
+    # membership); a membership that goes takes its paths with it. Members added before version
+    # 8 have no path until a sync or an add of their content gives them one.
+    """CREATE TABLE IF NOT EXISTS sources (
+        vector_store_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        file_id TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        PRIMARY KEY (vector_store_id, path),
+        FOREIGN KEY (vector_store_id, file_id)
+            REFERENCES membership(vector_store_id, file_id) ON DELETE CASCADE
+    )""",
+    "CREATE INDEX IF NOT EXISTS sources_member ON sources(vector_store_id, file_id)",
+]
+
 MIGRATIONS: list[list[str] | list[str | Callable[[sqlite3.Connection], None]]] = [
     _V1_CORE,
     _V2_EMBEDDINGS,
@@ -220,6 +239,7 @@ MIGRATIONS: list[list[str] | list[str | Callable[[sqlite3.Connection], None]]] =
     _V5_EMBEDDING_MODELS,
     _V6_DOCUMENT_CONTEXT,
     _V7_API_HEADINGS,
+    _V8_FILE_IDENTITY,
 ]
 """Every migration in order; migration ``i`` brings the schema to version ``i + 1``."""
 

@@ -40,7 +40,7 @@ Attributes = dict[str, AttributeValue]
 ProgressCallback = Callable[[int, int, str], None]
 """Called as ``progress(done, total, filename)`` after each file of a batch."""
 
-IngestStatus = Literal["ok", "duplicate", "rejected"]
+IngestStatus = Literal["ok", "duplicate", "replaced", "unchanged", "rejected"]
 
 
 def record_dict(record: object) -> dict[str, Any]:
@@ -108,6 +108,8 @@ class VectorStoreFile:
     status: Literal["completed"] = "completed"
     created_at: int
     bytes: int = 0
+    source_path: str | None = None
+    """Where the file came from (its identity in the store, ``sources.py``), when known."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -48,7 +48,11 @@ VS_COLUMNS = (
     "(SELECT coalesce(sum(f.bytes), 0) FROM membership m JOIN files f ON f.id = m.file_id "
     "WHERE m.vector_store_id = v.id)"
 )
-MEMBER_COLUMNS = "m.vector_store_id, m.file_id, f.filename, m.attributes, m.created_at, f.bytes"
+MEMBER_COLUMNS = (
+    "m.vector_store_id, m.file_id, f.filename, m.attributes, m.created_at, f.bytes, "
+    "(SELECT min(s.path) FROM sources s "
+    "WHERE s.vector_store_id = m.vector_store_id AND s.file_id = m.file_id)"
+)
 
 
 def file_record(row: Sequence[object]) -> FileRecord:
@@ -89,6 +93,7 @@ def member_record(row: Sequence[object]) -> VectorStoreFile:
         attributes=parse_attributes(row[3]),
         created_at=int(str(row[4])),
         bytes=int(str(row[5])),
+        source_path=None if row[6] is None else str(row[6]),
     )
 
 

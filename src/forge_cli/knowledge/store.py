@@ -1,10 +1,11 @@
 """The knowledge store: vector stores, files and their membership, in one SQLite file.
 
 :class:`KnowledgeStore` is the public, synchronous facade, assembled from one part per concept:
-vector stores and membership (``vector_stores.py``), stored files (``files.py``) and adding files
-(``batch.py``); retrieval lives here. Each write is one transaction, so bad input leaves the store
-unchanged, and every failure is one of our errors (``NotFoundError`` for an unknown id,
-``UsageError`` for bad input, ``KnowledgeError`` otherwise).
+vector stores and membership (``vector_stores.py``), stored files (``files.py``), adding files
+(``batch.py``) and the source paths files are known by (``sources.py``); retrieval lives here.
+Each write is one transaction, so bad input leaves the store unchanged, and every failure is one
+of our errors (``NotFoundError`` for an unknown id, ``UsageError`` for bad input,
+``KnowledgeError`` otherwise).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from forge_cli.knowledge.embedding import Embedder
 from forge_cli.knowledge.files import FileOps
 from forge_cli.knowledge.models import DocumentHit, FileText, Page, SearchHit
 from forge_cli.knowledge.search import resolve_scope, search_chunks
+from forge_cli.knowledge.sources import SourceOps
 from forge_cli.knowledge.vector_stores import VectorStoreOps
 
 if TYPE_CHECKING:
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["KnowledgeStore"]
 
 
-class KnowledgeStore(VectorStoreOps, FileOps, IngestOps):
+class KnowledgeStore(VectorStoreOps, FileOps, IngestOps, SourceOps):
     """A local knowledge base: create vector stores, ingest files, search them.
 
     ``path`` is the SQLite file (the caller chooses it; see ``default_store_path()``).

@@ -10,7 +10,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Mapping
 
-from forge_cli.errors import NotFoundError
+from forge_cli.errors import NotFoundError, UsageError
 from forge_cli.knowledge.base import StoreBase
 from forge_cli.knowledge.models import Attributes, VectorStore, VectorStoreFile
 from forge_cli.knowledge.records import (
@@ -60,9 +60,39 @@ def attach(
         )
 
 
+def _named(conn: sqlite3.Connection, name: str) -> list[str]:
+    """The ids of the vector stores called ``name``, oldest first."""
+    rows = conn.execute(
+        "SELECT id FROM vector_stores WHERE name = ? ORDER BY created_at, rowid", (name,)
+    ).fetchall()
+    return [str(row[0]) for row in rows]
+
+
+def _one_named(conn: sqlite3.Connection, name: str) -> str | None:
+    """The id of the vector store called ``name``; a name that several stores share (a store
+    from before names were unique) is refused with their ids, never resolved to one of them."""
+    ids = _named(conn, name)
+    if len(ids) > 1:
+        raise UsageError(
+            f"{len(ids)} vector stores are named {name!r} ({', '.join(ids)}); give the id"
+        )
+    return ids[0] if ids else None
+
+
+def _check_free(conn: sqlite3.Connection, name: str, vector_store_id: str | None = None) -> None:
+    """Refuse a name another vector store has: names are unique, so a name means one store."""
+    taken = [i for i in _named(conn, name) if i != vector_store_id]
+    if taken:
+        raise UsageError(
+            f"a vector store named {name!r} exists already ({taken[0]})",
+            hint="choose another name, or use that store",
+        )
+
+
 def _insert_store(
     conn: sqlite3.Connection, name: str, description: str | None, metadata: str
 ) -> str:
+    _check_free(conn, name)
     vs_id = new_id("vs")
     conn.execute(
         "INSERT INTO vector_stores (id, name, description, metadata, created_at) "
@@ -83,7 +113,8 @@ class VectorStoreOps(StoreBase):
         metadata: Mapping[str, str] | None = None,
         file_ids: Iterable[str] = (),
     ) -> VectorStore:
-        """Create a vector store (optionally with existing files attached)."""
+        """Create a vector store (optionally with existing files attached); a name another
+        store has is refused (``UsageError`` naming that store's id)."""
         name = check_name(name)
         meta = check_metadata(metadata)
         with self._db.write() as conn:
@@ -99,7 +130,7 @@ class VectorStoreOps(StoreBase):
         description: str | None = None,
         metadata: Mapping[str, str] | None = None,
     ) -> VectorStore:
-        """The oldest vector store called ``name``, created first if there is none.
+        """The vector store called ``name``, created first if there is none.
 
         The look-up and the insert share one write transaction, so two processes asking at the
         same moment still end up with one store.
@@ -107,11 +138,7 @@ class VectorStoreOps(StoreBase):
         name = check_name(name)
         meta = check_metadata(metadata)
         with self._db.write() as conn:
-            row = conn.execute(
-                "SELECT id FROM vector_stores WHERE name = ? ORDER BY created_at, rowid LIMIT 1",
-                (name,),
-            ).fetchone()
-            vs_id = str(row[0]) if row is not None else _insert_store(conn, name, description, meta)
+            vs_id = _one_named(conn, name) or _insert_store(conn, name, description, meta)
         return self.get_vector_store(vs_id)
 
     def list_vector_stores(self) -> list[VectorStore]:
@@ -133,14 +160,11 @@ class VectorStoreOps(StoreBase):
         return vector_store_record(row)
 
     def find_vector_store(self, name: str) -> VectorStore | None:
-        """The oldest vector store with this exact name, if any."""
+        """The vector store with this exact name, if any (``UsageError`` when several stores of
+        an older store share it)."""
         with self._db.read() as conn:
-            row = conn.execute(
-                f"SELECT {VS_COLUMNS} FROM vector_stores v WHERE v.name = ? "
-                "ORDER BY v.created_at, v.rowid LIMIT 1",
-                (name,),
-            ).fetchone()
-        return None if row is None else vector_store_record(row)
+            vs_id = _one_named(conn, name)
+        return None if vs_id is None else self.get_vector_store(vs_id)
 
     def update_vector_store(
         self,
@@ -160,6 +184,8 @@ class VectorStoreOps(StoreBase):
             updates["metadata"] = check_metadata(metadata)
         with self._db.write() as conn:
             require_store(conn, vector_store_id)
+            if name is not None:
+                _check_free(conn, str(updates["name"]), vector_store_id)
             for column, value in updates.items():
                 conn.execute(
                     f"UPDATE vector_stores SET {column} = ? WHERE id = ?", (value, vector_store_id)
