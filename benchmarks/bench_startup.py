@@ -8,7 +8,8 @@ pseudo-terminal and ``forge vs search`` on a small local store; then lists the h
 the ask path (``-X importtime``). Targets: ``--version`` ≤ 100 ms and first request ≤ 250 ms
 (medians), and issue 18's ratios to ``python -c pass`` in the same run: ``--version`` and
 completion ≤ 4x, ``--help`` ≤ 6x (issue 28: click's own page), ask ≤ 15x (both APIs), chat ≤ 25x,
-vs search ≤ 10x. Prints PASS/FAIL per target; exits 1 on a FAIL. ``forge vs search`` also has issue 17's absolute target (≤ 150 ms p50).
+vs search ≤ 10x. Prints PASS/FAIL per target; exits 1 on a FAIL. ``forge vs search`` also has
+issue 17's absolute target (≤ 150 ms p50).
 
 ``--baseline SRC`` measures another tree (a ``src`` directory holding ``forge_cli``, e.g. a
 worktree of ``main``) in the same run, measurement by measurement, and prints both columns.
