@@ -8,7 +8,7 @@ call reports progress, and it draws every MCP function call as an ``mcp_call`` i
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from forge_cli.mcp.manager import McpManager
@@ -86,6 +86,5 @@ async def _with_progress(
             await asyncio.wait({pending})
         if not pending.cancelled():
             pending.exception()  # retrieved: the error (if any) already went up from result()
-        close = getattr(source, "aclose", None)
-        if close is not None:
-            await close()
+        if isinstance(source, AsyncGenerator):  # a responder's generator: close it now
+            await source.aclose()

@@ -170,8 +170,7 @@ class RendererView:
         """Schedule the next tick the renderer asks for (one pending timer at most)."""
         if self._timer is not None or self._finished or self._tick_error is not None:
             return
-        next_tick_in = getattr(self.renderer, "next_tick_in", None)
-        delay = next_tick_in() if next_tick_in is not None else None
+        delay = self.renderer.next_tick_in()
         if delay is not None:
             self._timer = self._schedule(max(0.0, delay), self._on_timer)
 
