@@ -8,6 +8,7 @@ import signal
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -107,9 +108,9 @@ async def test_touched_but_same_content_is_unchanged_and_not_read_again(
     reads: list[Path] = []
     real_read = ingest.read_path
 
-    def counting(path: Path, max_bytes: int) -> bytes:
+    def counting(path: Path, max_bytes: int, **how: Any) -> bytes:
         reads.append(path)
-        return real_read(path, max_bytes)
+        return real_read(path, max_bytes, **how)
 
     monkeypatch.setattr(ingest, "read_path", counting)
     monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or b"")
@@ -182,7 +183,9 @@ async def test_a_file_changed_while_the_sync_runs_is_seen_by_the_next_one(
             owls.write_text("# Owls\n\nOwls nest in barns now, and the file grew.\n")
         return data
 
-    monkeypatch.setattr(ingest, "read_path", lambda p, m: edit_after_read(real_read(p, m), p))
+    monkeypatch.setattr(
+        ingest, "read_path", lambda p, m, **how: edit_after_read(real_read(p, m, **how), p)
+    )
     monkeypatch.setattr(Path, "read_bytes", lambda self: edit_after_read(real_bytes(self), self))
     first = await run_sync(client, store.id, [folder])
     assert _key(owls) in first.added
@@ -204,12 +207,12 @@ async def test_ctrl_c_keeps_what_was_synced_and_removes_nothing(
     calls = 0
     real_read = ingest.read_path
 
-    def interrupting(path: Path, max_bytes: int) -> bytes:
+    def interrupting(path: Path, max_bytes: int, **how: Any) -> bytes:
         nonlocal calls
         calls += 1
         if calls == 2:  # the user presses Ctrl+C while the second new file is read
             os.kill(os.getpid(), signal.SIGINT)
-        return real_read(path, max_bytes)
+        return real_read(path, max_bytes, **how)
 
     def progress(done: int, total: int, name: str) -> None:
         if done == 2 and isinstance(client, HttpKnowledgeClient):
