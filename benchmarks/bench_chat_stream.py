@@ -58,7 +58,10 @@ async def pieces():
 def handler(request):
     return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=pieces())
 
-from forge_cli.backends import _http
+try:
+    from forge_cli.backends.http import client as _http
+except ImportError:  # a baseline tree from before issue 28's grouping
+    from forge_cli.backends import _http
 def build_client(**_):
     return httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
 _http.build_client = build_client
@@ -98,7 +101,10 @@ for label, fold in (("stream", False), ("fold", True)) if FOLD else (("stream", 
         times.append(time.process_time() - t0)
     out[label] = statistics.median(times[1:]) / CHUNKS * 1e6
 
-from forge_cli.backends._chat_stream import ChatStreamTranslator
+try:
+    from forge_cli.backends.chat.stream import ChatStreamTranslator
+except ImportError:  # a baseline tree from before issue 28's grouping
+    from forge_cli.backends._chat_stream import ChatStreamTranslator
 parsed = [json.loads(line[6:]) for line in BODIES[CHUNKS].split(b"\n\n")[:-2]]
 times = []
 for _ in range(RUNS + 1):

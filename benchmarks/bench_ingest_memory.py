@@ -27,7 +27,10 @@ from pathlib import Path
 CHILD = """\
 import json, resource, sys, time
 from forge_cli.knowledge import KnowledgeStore
-from forge_cli.knowledge.local_embedding import LocalEmbedder
+try:
+    from forge_cli.knowledge.embed.local import LocalEmbedder
+except ImportError:  # a baseline tree from before issue 28's grouping
+    from forge_cli.knowledge.local_embedding import LocalEmbedder
 
 start = time.perf_counter()
 try:

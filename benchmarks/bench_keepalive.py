@@ -35,7 +35,7 @@ while True:
 
 
 async def main(n: int = 3000) -> None:
-    from forge_cli.backends._http import build_client
+    from forge_cli.backends.http.client import build_client
 
     server = subprocess.Popen([sys.executable, "-c", SERVER], stdout=subprocess.PIPE, text=True)
     assert server.stdout is not None

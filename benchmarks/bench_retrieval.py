@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from forge_cli.knowledge import KnowledgeStore
-from forge_cli.knowledge.local_embedding import LocalEmbedder, local_model_available
+from forge_cli.knowledge.embed.local import LocalEmbedder, local_model_available
 from forge_cli.knowledge.scoring import DEFAULT_FUSION, Fusion
 from forge_cli.knowledge.search import resolve_scope, search_chunks
 

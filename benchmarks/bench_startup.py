@@ -213,7 +213,7 @@ def _heaviest_imports(env: dict[str, str], top: int = 12) -> list[tuple[int, str
     code = (
         "import sys\nfrom forge_cli.cli.main import cli\n"
         "from forge_cli.cli import cmd_ask, build\n"
-        "from forge_cli.backends.responses_http import ResponsesBackend\n"
+        "from forge_cli.backends import ResponsesBackend\n"
         "from forge_cli.render import make_renderer\n"
     )
     proc = subprocess.run(

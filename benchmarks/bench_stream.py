@@ -187,8 +187,7 @@ def run_turn_path(body: bytes, mode: str, *, batched: bool, chat: bool = False) 
     import httpx2
 
     from forge_cli.agent.turn import backend_responder, run_turn
-    from forge_cli.backends.chat_completions import ChatCompletionsBackend
-    from forge_cli.backends.responses_http import ResponsesBackend
+    from forge_cli.backends import ChatCompletionsBackend, ResponsesBackend
     from forge_cli.protocol.request import Request
     from forge_cli.render.json_renderer import JsonlRenderer
     from forge_cli.render.plain import PlainRenderer

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from forge_cli.backends import ResponsesBackend
-from forge_cli.backends.chat_completions import ChatCompletionsBackend
+from forge_cli.backends.chat.backend import ChatCompletionsBackend
 from forge_cli.protocol import Request
 from forge_cli.startup import StartUp
 from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks

@@ -23,7 +23,7 @@ def test_all_is_sorted_and_importable(name: str) -> None:
 
 def test_importing_the_agent_and_chat_backend_loads_no_sdk() -> None:
     code = (
-        "import sys, forge_cli.agent, forge_cli.tools, forge_cli.backends.chat_completions; "
+        "import sys, forge_cli.agent, forge_cli.tools, forge_cli.backends.chat.backend; "
         "print(sorted(m for m in ('openai', 'httpx2') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

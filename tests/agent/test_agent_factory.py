@@ -16,7 +16,7 @@ from forge_cli.agent import (
     RunResult,
     build_agent,
 )
-from forge_cli.backends.chat_completions import ChatCompletionsBackend
+from forge_cli.backends.chat.backend import ChatCompletionsBackend
 from forge_cli.knowledge import KnowledgeStore
 from forge_cli.protocol import (
     FileCitation,

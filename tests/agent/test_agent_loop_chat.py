@@ -20,7 +20,7 @@ from forge_cli.agent import (
     RunResult,
     ToolCallingDriver,
 )
-from forge_cli.backends.chat_completions import ChatCompletionsBackend
+from forge_cli.backends.chat.backend import ChatCompletionsBackend
 from forge_cli.errors import EXIT_ITERATION_LIMIT, ToolIterationLimitError
 from forge_cli.prompting import prompting
 from forge_cli.protocol import FunctionCall, FunctionCallOutput, Request, Response

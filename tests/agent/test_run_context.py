@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from forge_cli.agent import AgentLoop, LoopFinished, ToolCallingDriver
-from forge_cli.backends.chat_completions import ChatCompletionsBackend
+from forge_cli.backends.chat.backend import ChatCompletionsBackend
 from forge_cli.protocol import Request
 from forge_cli.protocol.request import InputMessage
 from forge_cli.testing.fake_chat_server import FakeChatServer, text_chunks, tool_call_chunks

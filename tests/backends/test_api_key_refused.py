@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from forge_cli.backends.chat_completions import ChatCompletionsBackend
+from forge_cli.backends.chat.backend import ChatCompletionsBackend
 from forge_cli.backends.embeddings import OpenAIEmbedder
 from forge_cli.backends.knowledge_http import HttpKnowledgeClient
-from forge_cli.backends.responses_http import ResponsesBackend
+from forge_cli.backends.responses.backend import ResponsesBackend
 from forge_cli.errors import ConfigError
 
 URL = "http://127.0.0.1:9/v1"

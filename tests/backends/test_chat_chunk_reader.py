@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forge_cli.backends import chat_completions
-from forge_cli.backends._http import BodyBudget
-from forge_cli.backends.chat_completions import _ChunkReader
+from forge_cli.backends.chat.backend import _ChunkReader
+from forge_cli.backends.http.client import BodyBudget
 from forge_cli.errors import ProtocolError
 from forge_cli.limits import DEFAULT_LIMITS
 

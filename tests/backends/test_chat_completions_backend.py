@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from forge_cli.backends.chat_completions import PLACEHOLDER_API_KEY, ChatCompletionsBackend
+from forge_cli.backends.chat.backend import PLACEHOLDER_API_KEY, ChatCompletionsBackend
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forge_cli.backends import _chat_stream
-from forge_cli.backends._chat_stream import ChatStreamTranslator
+from forge_cli.backends.chat import stream as _chat_stream
+from forge_cli.backends.chat.stream import ChatStreamTranslator
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.stream.builder import SnapshotBuilder
 from replay.recordings import STREAMS, load  # type: ignore[import-not-found]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from forge_cli.backends.chat_completions import ChatCompletionsBackend
+from forge_cli.backends.chat.backend import ChatCompletionsBackend
 from forge_cli.errors import (
     AuthError,
     BackendHTTPError,

@@ -19,10 +19,10 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forge_cli.backends import _chat_stream
-from forge_cli.backends._chat_stream import ChatStreamTranslator
-from forge_cli.backends._http import BodyBudget
-from forge_cli.backends.chat_completions import _ChunkReader, _read_events, _stream_error
+from forge_cli.backends.chat import stream as _chat_stream
+from forge_cli.backends.chat.backend import _ChunkReader, _read_events, _stream_error
+from forge_cli.backends.chat.stream import ChatStreamTranslator
+from forge_cli.backends.http.client import BodyBudget
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.stream.builder import SnapshotBuilder
 from replay.recordings import STREAMS, load  # type: ignore[import-not-found]

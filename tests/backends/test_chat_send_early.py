@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from forge_cli.backends import ChatCompletionsBackend
-from forge_cli.backends._chat_request import to_chat_body
+from forge_cli.backends.chat.request import to_chat_body
 from forge_cli.errors import AuthError, BackendConnectionError, BackendHTTPError, ForgeError
 from forge_cli.protocol import Request, StreamEvent
 from forge_cli.testing.fake_chat_server import text_chunks

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from forge_cli.agent.turn import backend_responder, run_turn
-from forge_cli.backends._http import RetryPolicy
-from forge_cli.backends.chat_completions import ChatCompletionsBackend
-from forge_cli.backends.responses_http import ResponsesBackend
+from forge_cli.backends.chat.backend import ChatCompletionsBackend
+from forge_cli.backends.http.client import RetryPolicy
+from forge_cli.backends.responses.backend import ResponsesBackend
 from forge_cli.protocol.request import Request
 from helpers import hostile  # type: ignore[import-not-found]
 from helpers.loopback import (  # type: ignore[import-not-found]
@@ -386,6 +386,6 @@ def test_a_401_without_a_key_never_claims_nothing_was_sent(monkeypatch: pytest.M
     ],
 )
 def test_a_requested_wait_reads_in_the_unit_a_person_would_use(seconds: float, words: str) -> None:
-    from forge_cli.backends._http import _wait_words
+    from forge_cli.backends.http.client import _wait_words
 
     assert _wait_words(seconds) == words

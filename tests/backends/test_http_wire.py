@@ -25,14 +25,14 @@ from typing import Any
 import httpx2
 import pytest
 
-from forge_cli.backends._http import (
+from forge_cli.backends.chat.backend import ChatCompletionsBackend
+from forge_cli.backends.http.client import (
     ErrorContext,
     Secret,
     build_client,
     map_transport_error,
 )
-from forge_cli.backends.chat_completions import ChatCompletionsBackend
-from forge_cli.backends.responses_http import ResponsesBackend
+from forge_cli.backends.responses.backend import ResponsesBackend
 from forge_cli.errors import ForgeError
 from forge_cli.protocol import Request
 from forge_cli.redact import register_secret

@@ -17,7 +17,7 @@ import pytest
 
 import forge_cli.backends as backends
 from forge_cli.backends import ResponsesBackend, RetryPolicy
-from forge_cli.backends._http import (
+from forge_cli.backends.http.client import (
     ErrorContext,
     Secret,
     display_url,

@@ -204,7 +204,7 @@ async def test_dropping_an_early_send_does_not_swallow_its_callers_cancellation(
     """``aclose`` (``_drop_early``) cancels the early send and waits for it; a
     cancellation of the task calling it meanwhile (a second Ctrl-C, a timeout around the close)
     is that task's own and must still end it, not be taken for the send's."""
-    from forge_cli.backends._early import EarlySending
+    from forge_cli.backends.http.early import EarlySending
 
     started = asyncio.Event()
     winding_down = asyncio.Event()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from forge_cli.backends._think import ThinkSplitter
+from forge_cli.backends.chat.think import ThinkSplitter
 
 
 def _split(chunks: list[str]) -> tuple[str, str]:

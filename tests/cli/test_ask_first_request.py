@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from forge_cli.backends._chat_request import to_chat_body
+from forge_cli.backends.chat.request import to_chat_body
 from forge_cli.cli.build import new_conversation, plain_first_request
 from forge_cli.config import Settings
 from forge_cli.conversations import build_request

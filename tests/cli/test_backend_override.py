@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from forge_cli.backends.base import Backend
-from forge_cli.backends.chat_completions import ChatCompletionsBackend
+from forge_cli.backends.chat.backend import ChatCompletionsBackend
 from forge_cli.cli.build import backend_overridden, build_backend, set_backend_override
 from forge_cli.config import Settings
 from forge_cli.testing.scripted import ScriptedBackend

@@ -23,9 +23,9 @@ DEFERRED = (
     "httpcore2",
     "anyio",
     "openai",
-    "forge_cli.backends.responses_http",
+    "forge_cli.backends.responses.backend",
     "forge_cli.backends.knowledge_http",
-    "forge_cli.backends.chat_completions",
+    "forge_cli.backends.chat.backend",
     "forge_cli.cli.knowledge",
     "forge_cli.knowledge.client",
     "forge_cli.protocol.response",
@@ -101,4 +101,4 @@ def test_the_probe_sees_what_a_run_that_needs_the_agent_builds_first(tmp_path: P
         tmp_path, "--api", "responses", "--base-url", "http://127.0.0.1:9/v1", "--driver", "react"
     )
     assert "httpx2" in loaded
-    assert "forge_cli.backends.responses_http" in loaded
+    assert "forge_cli.backends.responses.backend" in loaded

@@ -102,7 +102,7 @@ def test_the_probe_sees_numpy_on_a_store_too_large_for_plain_python(tmp_path: Pa
     )
     probe = _PROBE.replace(
         "from forge_cli.cli.main import run",
-        f"import forge_cli.knowledge.dense as d; d.SMALL_ROWS = {rows - 1}\n"
+        f"import forge_cli.knowledge.embed.dense as d; d.SMALL_ROWS = {rows - 1}\n"
         "from forge_cli.cli.main import run",
     )
     proc = subprocess.run(

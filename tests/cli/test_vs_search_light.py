@@ -18,7 +18,7 @@ DEFERRED = (
     "forge_cli.knowledge.ingest",
     "forge_cli.knowledge.extract",
     "forge_cli.knowledge.chunking",
-    "forge_cli.knowledge.reembed",
+    "forge_cli.knowledge.embed.reembed",
     "html.parser",
     "importlib.resources",
     "hashlib",

@@ -11,7 +11,7 @@ import pytest
 from engine_helpers import file_search_request
 
 from forge_cli.backends.base import Backend
-from forge_cli.backends.responses_http import ResponsesBackend
+from forge_cli.backends.responses.backend import ResponsesBackend
 from forge_cli.engine import AnswerContext, Engine, EngineConfig, RetrievalAnswerer
 from forge_cli.engine.local import LocalBackend
 from forge_cli.engine.server import BackgroundServer

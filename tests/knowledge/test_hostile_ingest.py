@@ -14,8 +14,8 @@ import pytest
 from forge_cli.engine import Engine, EngineConfig
 from forge_cli.engine.server import BackgroundServer
 from forge_cli.knowledge import KnowledgeStore, ingest
-from forge_cli.knowledge import local_embedding as le
-from forge_cli.knowledge.local_embedding import LocalEmbedder, local_model_available
+from forge_cli.knowledge.embed import local as le
+from forge_cli.knowledge.embed.local import LocalEmbedder, local_model_available
 
 needs_model = pytest.mark.skipif(not local_model_available(), reason="wordllama is not installed")
 

@@ -14,9 +14,9 @@ import pytest
 
 from forge_cli.errors import KnowledgeError, UsageError
 from forge_cli.knowledge import KnowledgeStore
-from forge_cli.knowledge.dense import dense_index, model_id
-from forge_cli.knowledge.embedding import embed_chunks
-from forge_cli.knowledge.local_embedding import (
+from forge_cli.knowledge.embed.dense import dense_index, model_id
+from forge_cli.knowledge.embed.embedder import embed_chunks
+from forge_cli.knowledge.embed.local import (
     LOCAL_MODEL_NAME,
     LocalEmbedder,
     local_model_available,

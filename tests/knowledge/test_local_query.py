@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from forge_cli.knowledge import KnowledgeStore
-from forge_cli.knowledge import dense as dense_module
-from forge_cli.knowledge.dense import SmallDenseIndex, model_id
-from forge_cli.knowledge.local_embedding import LOCAL_MODEL_NAME, LocalEmbedder
+from forge_cli.knowledge.embed import dense as dense_module
+from forge_cli.knowledge.embed.dense import SmallDenseIndex, model_id
+from forge_cli.knowledge.embed.local import LOCAL_MODEL_NAME, LocalEmbedder
 from forge_cli.knowledge.local_query import QueryTokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,7 +110,7 @@ def test_search_in_a_fresh_process_matches_the_numpy_search(
     code = (
         "import json, sys\n"
         "from forge_cli.knowledge import KnowledgeStore\n"
-        "from forge_cli.knowledge.local_embedding import LocalEmbedder\n"
+        "from forge_cli.knowledge.embed.local import LocalEmbedder\n"
         "store = KnowledgeStore(sys.argv[1], embedder=LocalEmbedder())\n"
         "out = [[(h.file_id, h.ordinal, h.score) for h in store.search([sys.argv[2]], q,"
         " max_num_results=8)] for q in json.loads(sys.argv[3])]\n"

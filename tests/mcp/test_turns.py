@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from mcp_helpers import server_command
 
-from forge_cli.backends.chat_completions import ChatCompletionsBackend
+from forge_cli.backends.chat.backend import ChatCompletionsBackend
 from forge_cli.cli.build import build_responder
 from forge_cli.config import Settings
 from forge_cli.mcp.config import McpServerSpec

@@ -14,7 +14,7 @@ from pygments.styles import get_style_by_name
 from pygments.token import STANDARD_TYPES, Token
 from rich.syntax import Syntax
 
-from forge_cli.render.direct_code import CODE_THEME, CodeTheme
+from forge_cli.render.markdown.code import CODE_THEME, CodeTheme
 
 
 def _token_types() -> list[object]:
@@ -40,7 +40,7 @@ def test_a_code_block_does_not_import_rich_syntax() -> None:
         """
         import io, sys
         from rich.console import Console
-        from forge_cli.render.direct_code import CodeBlock
+        from forge_cli.render.markdown.code import CodeBlock
         console = Console(file=io.StringIO(), width=60, force_terminal=True)
         lines = CodeBlock("def f(x):\\n    return x * 2\\n", "python").lines(
             console, 60, console.options

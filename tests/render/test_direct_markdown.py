@@ -18,8 +18,8 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.style import Style
 
-from forge_cli.render.direct_markdown import render_blocks
 from forge_cli.render.items.message import PROSE_WIDTH, BlockMarkdown, markdown_block
+from forge_cli.render.markdown.direct import render_blocks
 
 WIDTHS = [12, 40, 100, 200]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from forge_cli.backends._chat_stream import ChatStreamTranslator
+from forge_cli.backends.chat.stream import ChatStreamTranslator
 from forge_cli.protocol import FileSearchTool, FunctionTool, Request
 from forge_cli.repl.turn import agent_responder
 from forge_cli.testing.scripted import ScriptedBackend

@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING
 from forge_cli._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from forge_cli.backends._http import RetryPolicy
     from forge_cli.backends.base import Backend
-    from forge_cli.backends.chat_completions import ChatCompletionsBackend
-    from forge_cli.backends.responses_http import ResponsesBackend
+    from forge_cli.backends.chat.backend import ChatCompletionsBackend
+    from forge_cli.backends.http.client import RetryPolicy
+    from forge_cli.backends.responses.backend import ResponsesBackend
 
 __all__ = ["Backend", "ChatCompletionsBackend", "ResponsesBackend", "RetryPolicy"]
 
 _WHERE = {
     "Backend": "base",
-    "ChatCompletionsBackend": "chat_completions",
-    "ResponsesBackend": "responses_http",
-    "RetryPolicy": "_http",
+    "ChatCompletionsBackend": "chat.backend",
+    "ResponsesBackend": "responses.backend",
+    "RetryPolicy": "http.client",
 }
 """Public name → the submodule that defines it."""
 

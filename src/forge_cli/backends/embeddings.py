@@ -21,7 +21,7 @@ from forge_cli.limits import DEFAULT_LIMITS, Limits
 from forge_cli.redact import register_secret
 
 if TYPE_CHECKING:
-    from forge_cli.backends._http import ErrorContext
+    from forge_cli.backends.http.client import ErrorContext
 
 __all__ = ["OpenAIEmbedder"]
 
@@ -87,11 +87,11 @@ class OpenAIEmbedder:
                 url, {"model": self.model, "input": texts}, headers
             )
         except httpx2.HTTPError as exc:
-            from forge_cli.backends._http import map_transport_error
+            from forge_cli.backends.http.client import map_transport_error
 
             raise map_transport_error(exc, self._context(url, headers), "connect") from exc
         if response.status_code >= 400:
-            from forge_cli.backends._http import status_error
+            from forge_cli.backends.http.client import status_error
 
             context = self._context(url, headers).with_reply(response.status_code, response.headers)
             raise status_error(response.status_code, content, context)
@@ -99,7 +99,7 @@ class OpenAIEmbedder:
 
     def _context(self, url: str, headers: dict[str, str]) -> ErrorContext:
         """What an error says: worded as the backends word theirs (``_http``)."""
-        from forge_cli.backends._http import ErrorContext, display_url
+        from forge_cli.backends.http.client import ErrorContext, display_url
 
         return ErrorContext(
             url=display_url(url),

@@ -19,7 +19,7 @@ import httpx2
 
 from forge_cli import jsonsafe
 from forge_cli.api_keys import check_api_key, key_source
-from forge_cli.backends._http import (
+from forge_cli.backends.http.client import (
     ErrorContext,
     bound_bodies,
     display_url,

@@ -23,8 +23,8 @@ from forge_cli.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:  # pydantic and the protocol models load once ``forge ask``'s request is out
     from forge_cli.agent.factory import AgentConfig, DriverKind
-    from forge_cli.backends._early import EarlySending
     from forge_cli.backends.base import Backend, RequestSent
+    from forge_cli.backends.http.early import EarlySending
     from forge_cli.conversations import Conversation, ConversationStore
     from forge_cli.knowledge import KnowledgeStore
     from forge_cli.mcp.manager import McpManager
@@ -83,7 +83,7 @@ def set_backend_override(override: BackendOverride | None) -> None:
 def early_sender(backend: Backend) -> EarlySending | None:
     """``backend`` when it can write a request before the typed request exists (the HTTP
     backends, ADR-0020), else ``None`` (the override's, the local engine)."""
-    from forge_cli.backends._early import EarlySending
+    from forge_cli.backends.http.early import EarlySending
 
     if isinstance(backend, EarlySending) and not backend_overridden(backend):
         return backend
@@ -116,7 +116,7 @@ def build_backend(settings: Settings, *, on_request_sent: RequestSent | None = N
     else:
         check_api_key(os.environ.get(key_env), f"${key_env}")
     if settings.api in ("responses", "knowledge-forge"):
-        from forge_cli.backends.responses_http import ResponsesBackend
+        from forge_cli.backends.responses.backend import ResponsesBackend
 
         return ResponsesBackend(
             base_url,
@@ -128,7 +128,7 @@ def build_backend(settings: Settings, *, on_request_sent: RequestSent | None = N
             dialect="knowledge-forge" if settings.api == "knowledge-forge" else "openai",
             on_request_sent=on_request_sent,
         )
-    from forge_cli.backends.chat_completions import ChatCompletionsBackend
+    from forge_cli.backends.chat.backend import ChatCompletionsBackend
 
     return ChatCompletionsBackend(
         base_url=base_url,

@@ -38,8 +38,8 @@ from forge_cli.errors import EXIT_INTERRUPTED, ForgeError, OutputError, UsageErr
 
 if TYPE_CHECKING:  # pydantic and the protocol models load once the first request is out
     from forge_cli.agent.turn import Responder, TurnOutcome
-    from forge_cli.backends._early import EarlySending
     from forge_cli.backends.base import Backend
+    from forge_cli.backends.http.early import EarlySending
     from forge_cli.conversations import Conversation, ConversationStore
     from forge_cli.mcp.manager import McpManager
     from forge_cli.protocol.request import Request

@@ -74,10 +74,10 @@ def _edit(initial: str) -> str:
 def _warm_modules(settings: Settings) -> tuple[str, ...]:
     """What ``connect`` and the first turn import, imported while the prompt waits for input."""
     if settings.api == "chat":
-        backend: tuple[str, ...] = ("forge_cli.backends.chat_completions",)
+        backend: tuple[str, ...] = ("forge_cli.backends.chat.backend",)
     else:
         backend = (
-            "forge_cli.backends.responses_http",
+            "forge_cli.backends.responses.backend",
             "forge_cli.backends.knowledge_http",
             "forge_cli.cli.knowledge",
         )

@@ -163,7 +163,7 @@ async def _engine(settings: Settings) -> Check | None:
             "a model writes answers with `forge config set engine.upstream_base_url URL` and "
             "`engine.upstream_model NAME`",
         )
-    from forge_cli.backends.chat_completions import ChatCompletionsBackend
+    from forge_cli.backends.chat.backend import ChatCompletionsBackend
 
     server = ChatCompletionsBackend(
         base_url=upstream.base_url,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from forge_cli.engine.config import EngineConfig
 from forge_cli.knowledge import Embedder, KnowledgeStore, default_store_path
-from forge_cli.knowledge.local_embedding import LocalEmbedder, local_model_available
+from forge_cli.knowledge.embed.local import LocalEmbedder, local_model_available
 from forge_cli.privacy import private_dir
 
 __all__ = ["open_store"]

@@ -1,7 +1,7 @@
 """The upstream answerer: an OpenAI-compatible chat model answers, the engine runs its tools.
 
 Each round sends the conversation to the model through
-:class:`~forge_cli.backends.chat_completions.ChatCompletionsBackend`, offering the request's
+:class:`~forge_cli.backends.chat.backend.ChatCompletionsBackend`, offering the request's
 hosted tools as functions. Calls of hosted tools run here, server-side (their items stream like
 any hosted call), and the results -- numbered passages -- go back to the model. Calls of the
 request's own function tools end the response with ``function_call`` items for the client to
@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from forge_cli import jsonsafe
-from forge_cli.backends.chat_completions import ChatCompletionsBackend
+from forge_cli.backends.chat.backend import ChatCompletionsBackend
 from forge_cli.engine.answerer import AnswerContext
 from forge_cli.engine.config import UpstreamConfig
 from forge_cli.engine.emitter import MessageWriter, ResponseEmitter

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
         resolve_vector_store,
         search_stores,
     )
-    from forge_cli.knowledge.embedding import Embedder, reciprocal_rank_fusion
+    from forge_cli.knowledge.embed.embedder import Embedder, reciprocal_rank_fusion
     from forge_cli.knowledge.extract import SUPPORTED_EXTENSIONS, FileRejected, extract_text
     from forge_cli.knowledge.filters import parse_filter
     from forge_cli.knowledge.ingest import DEFAULT_MAX_FILE_BYTES, expand_paths
@@ -99,7 +99,7 @@ __getattr__ = lazy_exports(
         "DATA_DIR_ENV": "paths",
         "DEFAULT_MAX_FILE_BYTES": "ingest",
         "DocumentHit": "models",
-        "Embedder": "embedding",
+        "Embedder": "embed.embedder",
         "FileCounts": "models",
         "FileRecord": "models",
         "FileRejected": "extract",
@@ -129,7 +129,7 @@ __getattr__ = lazy_exports(
         "list_documents": "client",
         "parse_filter": "filters",
         "query_terms": "query",
-        "reciprocal_rank_fusion": "embedding",
+        "reciprocal_rank_fusion": "embed.embedder",
         "resolve_vector_store": "client",
         "search_stores": "client",
     },

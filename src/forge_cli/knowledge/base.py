@@ -7,7 +7,7 @@ ingest); each declares what it uses by deriving from :class:`StoreBase`.
 from __future__ import annotations
 
 from forge_cli.knowledge.db import Database
-from forge_cli.knowledge.embedding import Embedder
+from forge_cli.knowledge.embed.embedder import Embedder
 
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "StoreBase"]
 

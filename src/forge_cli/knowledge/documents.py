@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 
 from forge_cli.errors import NotFoundError, UsageError
-from forge_cli.knowledge.embedding import Embedder
+from forge_cli.knowledge.embed.embedder import Embedder
 from forge_cli.knowledge.models import DocumentHit, FileText, Page
 from forge_cli.knowledge.query import query_terms
 from forge_cli.knowledge.search import (

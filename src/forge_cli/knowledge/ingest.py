@@ -23,8 +23,8 @@ from pathlib import Path
 from forge_cli.errors import UsageError
 from forge_cli.knowledge.base import DEFAULT_MAX_FILE_BYTES
 from forge_cli.knowledge.chunking import ChunkSpec, chunk_text, document_context
-from forge_cli.knowledge.dense import bump_generation, ensure_model
-from forge_cli.knowledge.embedding import Embedder, embed_chunks, embedder_name
+from forge_cli.knowledge.embed.dense import bump_generation, ensure_model
+from forge_cli.knowledge.embed.embedder import Embedder, embed_chunks, embedder_name
 from forge_cli.knowledge.extract import (
     SUPPORTED_EXTENSIONS,
     ExtractedText,

@@ -10,7 +10,7 @@ and the few embedding rows needed are read from the float16 table with ``struct`
 
 The arithmetic is numpy's, step by step, in float32 (every sum and product rounded to float32,
 the norm's sum of squares in numpy's pairwise order), so the vector is bit-for-bit the one
-:meth:`LocalEmbedder.embed_array <forge_cli.knowledge.local_embedding.LocalEmbedder.embed_array>`
+:meth:`LocalEmbedder.embed_array <forge_cli.knowledge.embed.local.LocalEmbedder.embed_array>`
 returns (tests/knowledge/test_local_query.py compares both). Anything unexpected in the files
 returns ``None``, and the caller takes the numpy path.
 """

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from forge_cli.knowledge._numpy import prepare as prepare_numpy
+from forge_cli.knowledge.embed._numpy import prepare as prepare_numpy
 
 if TYPE_CHECKING:  # numpy is imported only by the functions that need it
     import numpy as np

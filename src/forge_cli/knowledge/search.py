@@ -17,9 +17,9 @@ import struct
 from collections.abc import Iterable, Mapping, Sequence
 
 from forge_cli.errors import ForgeError, NotFoundError, UsageError
-from forge_cli.knowledge._numpy import prepare as prepare_numpy
-from forge_cli.knowledge.dense import dense_index, model_id
-from forge_cli.knowledge.embedding import Embedder, embed_packed, embedder_name
+from forge_cli.knowledge.embed._numpy import prepare as prepare_numpy
+from forge_cli.knowledge.embed.dense import dense_index, model_id
+from forge_cli.knowledge.embed.embedder import Embedder, embed_packed, embedder_name
 from forge_cli.knowledge.filters import compile_filter, parse_filter
 from forge_cli.knowledge.models import SearchHit
 from forge_cli.knowledge.query import STOPWORDS, query_terms, search_terms

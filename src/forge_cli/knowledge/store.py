@@ -20,7 +20,7 @@ from forge_cli.knowledge import documents
 from forge_cli.knowledge.base import DEFAULT_MAX_FILE_BYTES
 from forge_cli.knowledge.batch import IngestOps
 from forge_cli.knowledge.db import Database
-from forge_cli.knowledge.embedding import Embedder
+from forge_cli.knowledge.embed.embedder import Embedder
 from forge_cli.knowledge.files import FileOps
 from forge_cli.knowledge.models import DocumentHit, FileText, Page, SearchHit
 from forge_cli.knowledge.search import resolve_scope, search_chunks
@@ -28,7 +28,7 @@ from forge_cli.knowledge.sources import SourceOps
 from forge_cli.knowledge.vector_stores import VectorStoreOps
 
 if TYPE_CHECKING:
-    from forge_cli.knowledge.reembed import ReembedProgress, ReembedResult
+    from forge_cli.knowledge.embed.reembed import ReembedProgress, ReembedResult
 
 __all__ = ["KnowledgeStore"]
 
@@ -134,7 +134,7 @@ class KnowledgeStore(VectorStoreOps, FileOps, IngestOps, SourceOps):
         """
         if self.embedder is None:
             raise UsageError("this store has no embedding model to re-embed with")
-        from forge_cli.knowledge.reembed import reembed
+        from forge_cli.knowledge.embed.reembed import reembed
 
         return reembed(self._db, self.embedder, everything=everything, progress=progress)
 

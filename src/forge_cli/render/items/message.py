@@ -19,9 +19,9 @@ from forge_cli.protocol.citations import cite_message
 from forge_cli.protocol.items import Message
 from forge_cli.redact import redact
 from forge_cli.render.context import RenderContext
-from forge_cli.render.direct_code import CODE_THEME
-from forge_cli.render.direct_markdown import render_blocks
 from forge_cli.render.items.common import safe
+from forge_cli.render.markdown.code import CODE_THEME
+from forge_cli.render.markdown.direct import render_blocks
 from forge_cli.sanitize import sanitize
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ class BlockMarkdown:
 
     Parsed once with a shared parser (``Markdown.__init__`` builds a new markdown-it parser for
     every document: most of the cost of a small block). Paragraphs, headings, lists, quotes,
-    code and tables that fit are drawn by :mod:`forge_cli.render.direct_markdown` (the same
+    code and tables that fit are drawn by :mod:`forge_cli.render.markdown.direct` (the same
     cells as rich's ``Markdown``, at a fraction of the cost); anything else by rich's
     ``Markdown`` itself, imported then (it imports pygments: ~80 ms this keeps off the path to
     the first painted token). Links render as text.

@@ -17,7 +17,7 @@ from rich.control import strip_control_codes
 from rich.segment import Segment
 from rich.style import Style
 
-from forge_cli.render.direct_text import MIN_WIDTH, Block, Line, Span, Unsupported, wrap_text
+from forge_cli.render.markdown.text import MIN_WIDTH, Block, Line, Span, Unsupported, wrap_text
 
 __all__ = ["CODE_THEME", "CodeBlock"]
 

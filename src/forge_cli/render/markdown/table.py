@@ -4,7 +4,7 @@ rich's Markdown draws a table as ``Table(box=SIMPLE, pad_edge=False, show_edge=T
 collapse_padding=True)`` with the header cells in ``markdown.table.header``. This draws the same
 cells when every cell fits on one line at its column's natural width; a table that would have
 to shrink its columns (or a terminal without Unicode box characters) raises
-:class:`~forge_cli.render.direct_text.Unsupported` and rich draws it.
+:class:`~forge_cli.render.markdown.text.Unsupported` and rich draws it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
 from rich.style import Style
 
-from forge_cli.render.direct_text import Block, Line, Span, Unsupported, segments, single_cells
+from forge_cli.render.markdown.text import Block, Line, Span, Unsupported, segments, single_cells
 
 __all__ = ["ALIGN", "Cell", "TableBlock"]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.errors import KnowledgeError
-from forge_cli.knowledge._numpy import prepare as prepare_numpy
+from forge_cli.knowledge.embed._numpy import prepare as prepare_numpy
 from forge_cli.knowledge.scoring import coarse_matrix, dense_top
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from array import array
 from typing import Protocol, runtime_checkable
 
 from forge_cli.errors import KnowledgeError
-from forge_cli.knowledge._numpy import prepare as prepare_numpy
+from forge_cli.knowledge.embed._numpy import prepare as prepare_numpy
 from forge_cli.knowledge.scoring import fuse
 
 __all__ = [
@@ -95,7 +95,7 @@ def embed_packed(embedder: Embedder, texts: list[str]) -> tuple[int, list[bytes]
     """Embed ``texts`` and return (dimension, one packed unit vector per text).
 
     Uses the embedder's ``embed_array`` (numpy, no per-number Python work) when it has one, as
-    :class:`~forge_cli.knowledge.local_embedding.LocalEmbedder` does; otherwise
+    :class:`~forge_cli.knowledge.embed.local.LocalEmbedder` does; otherwise
     :func:`checked_embed`.
     """
     if not texts:

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 
-from forge_cli.backends._error_body import error_json
+from forge_cli.backends.http.error_body import error_json
 from forge_cli.errors import (
     AuthError,
     BackendConnectionError,

@@ -24,8 +24,8 @@ from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.api_keys import check_api_key, key_source
-from forge_cli.backends._chat_stream import ChatStreamTranslator
-from forge_cli.backends._early import EarlySending
+from forge_cli.backends.chat.stream import ChatStreamTranslator
+from forge_cli.backends.http.early import EarlySending
 from forge_cli.errors import BackendConnectionError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
 from forge_cli.jsonsafe import whole_object, whole_objects
@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 
     import httpx2
 
-    from forge_cli.backends._http import BodyBudget, ErrorContext, SleepFunction
     from forge_cli.backends.base import RequestSent
+    from forge_cli.backends.http.client import BodyBudget, ErrorContext, SleepFunction
     from forge_cli.protocol.request import Request
 
 __all__ = ["PLACEHOLDER_API_KEY", "ChatCompletionsBackend"]
@@ -112,7 +112,7 @@ class ChatCompletionsBackend(EarlySending):
 
     def _get_client(self) -> httpx2.AsyncClient:
         # httpx2 and the HTTP plumbing load on first use: importing this module stays cheap.
-        from forge_cli.backends._http import build_client
+        from forge_cli.backends.http.client import build_client
 
         if self._client is None:
             # Follows redirects like the Responses backend; error bodies are cut to
@@ -137,7 +137,7 @@ class ChatCompletionsBackend(EarlySending):
     def _context(self, path: str) -> ErrorContext:
         """What an error about ``path`` says: its URL as the Responses backend shows one (no
         user info or query), the key's variable, and whether a real key was sent."""
-        from forge_cli.backends._http import ErrorContext, display_url
+        from forge_cli.backends.http.client import ErrorContext, display_url
 
         return ErrorContext(
             url=display_url(f"{self.base_url.rstrip('/')}{path}"),
@@ -157,8 +157,8 @@ class ChatCompletionsBackend(EarlySending):
         written (an early send, :meth:`send_early`)."""
         import httpx2
 
-        from forge_cli.backends._chat_errors import CHAT_FAILURES
-        from forge_cli.backends._http import RetryPolicy, send_with_retries
+        from forge_cli.backends.chat.errors import CHAT_FAILURES
+        from forge_cli.backends.http.client import RetryPolicy, send_with_retries
 
         client = self._get_client()
         ctx = self._context(path)
@@ -170,7 +170,7 @@ class ChatCompletionsBackend(EarlySending):
             reason = ctx.clean(str(exc), limit=160)
             raise BackendConnectionError(f"could not connect to {ctx.url}: {reason}") from exc
         if sent is not None:
-            from forge_cli.backends._early import signal_sent
+            from forge_cli.backends.http.early import signal_sent
 
             request.extensions["trace"] = signal_sent(sent, self._on_request_sent)
         return await send_with_retries(
@@ -192,7 +192,7 @@ class ChatCompletionsBackend(EarlySending):
     async def stream_batches(self, request: Request) -> AsyncGenerator[list[StreamEvent], None]:
         """Like :meth:`stream`, but the events of the chunks one network read carried come as
         one list: the turn runner folds them into one snapshot (``stream.fold_batches``)."""
-        from forge_cli.backends._chat_request import to_chat_body
+        from forge_cli.backends.chat.request import to_chat_body
 
         body = to_chat_body(request)
         self.dropped_tools = body.dropped_tools
@@ -232,7 +232,7 @@ class ChatCompletionsBackend(EarlySending):
         """The events of ``response``'s chunks, one list per network read; closes it when done."""
         import httpx2
 
-        from forge_cli.backends._http import BodyBudget, map_transport_error, reject_html
+        from forge_cli.backends.http.client import BodyBudget, map_transport_error, reject_html
 
         translator = ChatStreamTranslator(model, split_think=self.think_tags)
         ctx = self._context("/chat/completions")
@@ -266,7 +266,7 @@ class ChatCompletionsBackend(EarlySending):
         OpenAI all serve it), in its order. Failures are worded as on the Responses path."""
         import httpx2
 
-        from forge_cli.backends._http import map_transport_error
+        from forge_cli.backends.http.client import map_transport_error
 
         ctx = self._context("/models")
         limit = min(_MAX_JSON_BODY, self.limits.max_response_bytes)

@@ -2,8 +2,8 @@
 
 ``stream`` POSTs the request to ``{base_url}/responses`` with ``stream: true`` and yields the SSE
 events as :class:`StreamEvent` values. It retries only before the reply's first byte (see
-:class:`~forge_cli.backends._http.RetryPolicy`); once events flow, a failure is raised from the
-iterator as a typed error and the events already yielded stay with the caller. Closing the
+:class:`~forge_cli.backends.http.client.RetryPolicy`); once events flow, a failure is raised from
+the iterator as a typed error and the events already yielded stay with the caller. Closing the
 generator (or cancelling the task iterating it) closes the HTTP connection at once.
 """
 
@@ -19,8 +19,8 @@ from urllib.parse import quote
 import httpx2
 
 from forge_cli.api_keys import check_api_key, key_source
-from forge_cli.backends._early import EarlySending, signal_sent
-from forge_cli.backends._http import (
+from forge_cli.backends.base import RequestSent
+from forge_cli.backends.http.client import (
     BodyBudget,
     ErrorContext,
     RetryPolicy,
@@ -32,9 +32,9 @@ from forge_cli.backends._http import (
     reject_html,
     send_with_retries,
 )
-from forge_cli.backends._kf_events import knowledge_forge_event
-from forge_cli.backends._responses_request import Dialect, responses_body, shape_wire
-from forge_cli.backends.base import RequestSent
+from forge_cli.backends.http.early import EarlySending, signal_sent
+from forge_cli.backends.responses.kf_events import knowledge_forge_event
+from forge_cli.backends.responses.request import Dialect, responses_body, shape_wire
 from forge_cli.errors import ConfigError, ProtocolError
 from forge_cli.jsonsafe import loads as json_loads
 from forge_cli.limits import DEFAULT_LIMITS, Limits, describe_bytes
@@ -62,7 +62,7 @@ class ResponsesBackend(EarlySending):
 
     ``dialect`` says how the body is shaped: ``"openai"`` (standard fields only, the effort as
     ``reasoning.effort``) or ``"knowledge-forge"`` (Knowledge Forge's top-level ``effort`` and the
-    older Knowledge Forge CLI's defaults); see :mod:`forge_cli.backends._responses_request`.
+    older Knowledge Forge CLI's defaults); see :mod:`forge_cli.backends.responses.request`.
     """
 
     runs_hosted_tools = True

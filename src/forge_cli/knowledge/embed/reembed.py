@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from forge_cli.knowledge.db import Database
-from forge_cli.knowledge.dense import bump_generation, ensure_model
-from forge_cli.knowledge.embedding import Embedder, embed_chunks, embedder_name
+from forge_cli.knowledge.embed.dense import bump_generation, ensure_model
+from forge_cli.knowledge.embed.embedder import Embedder, embed_chunks, embedder_name
 
 __all__ = ["ReembedResult", "reembed"]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from forge_cli import jsonsafe
-from forge_cli.backends._think import ThinkSplitter
+from forge_cli.backends.chat.think import ThinkSplitter
 from forge_cli.protocol.events import StreamEvent
 from forge_cli.stream.held import TEXT_DELTA, HeldText
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import httpx2
 
-from forge_cli.backends._http import FailureMap
+from forge_cli.backends.http.client import FailureMap
 
 __all__ = ["CHAT_FAILURES"]
 

@@ -27,9 +27,9 @@ from rich.control import strip_control_codes
 from rich.segment import Segment
 from rich.style import Style
 
-from forge_cli.render.direct_code import CodeBlock
-from forge_cli.render.direct_table import ALIGN, Cell, TableBlock
-from forge_cli.render.direct_text import MIN_WIDTH, Block, Line, Span, Unsupported, wrap_text
+from forge_cli.render.markdown.code import CodeBlock
+from forge_cli.render.markdown.table import ALIGN, Cell, TableBlock
+from forge_cli.render.markdown.text import MIN_WIDTH, Block, Line, Span, Unsupported, wrap_text
 
 if TYPE_CHECKING:
     from markdown_it.token import Token

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forge_cli.errors import KnowledgeError
-from forge_cli.knowledge._numpy import prepare as prepare_numpy
+from forge_cli.knowledge.embed._numpy import prepare as prepare_numpy
 from forge_cli.knowledge.query import STOPWORDS
 
 if TYPE_CHECKING:

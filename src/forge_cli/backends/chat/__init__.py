@@ -1,0 +1,1 @@
+"""The Chat Completions backend: request body, stream reader, think-tag splitting, errors."""

@@ -1,0 +1,1 @@
+"""HTTP for every backend: the client, retries and error wording, bounded bodies, the early send."""

@@ -1,0 +1,1 @@
+"""Embeddings: the embedder seam, the bundled local model, dense ranking, re-embedding."""
