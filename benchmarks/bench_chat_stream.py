@@ -67,7 +67,10 @@ def build_client(**_):
 _http.build_client = build_client
 prep = time.process_time() - start
 
-from forge_cli.backends import chat_completions
+try:
+    from forge_cli.backends.chat import backend as chat_completions
+except ImportError:  # a baseline tree from before issue 28's grouping
+    from forge_cli.backends import chat_completions
 if hasattr(chat_completions, "build_client"):
     chat_completions.build_client = build_client
 from forge_cli.protocol import Request

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forge_cli.backends import chat_completions
+from forge_cli.backends.chat import backend as chat_completions
 from forge_cli.backends.chat.backend import _ChunkReader
 from forge_cli.backends.http.client import BodyBudget
 from forge_cli.errors import ProtocolError
