@@ -111,8 +111,8 @@ async def test_vector_store_names_resolve_locally(engine: Engine) -> None:
 
 
 async def test_no_tools_searches_the_default_stores(engine: Engine, corpus) -> None:
-    request = Request(model="m", input="Fresnel lens beam", include=[RESULTS])
-    final = _final(await collect(engine.stream(request)))
+    # The engine's own default search shows its results without ``include`` (the tool tree).
+    final = _final(await collect(engine.stream(Request(model="m", input="Fresnel lens beam"))))
     assert final["output"][0]["type"] == "file_search_call"
     assert final["output"][0]["results"][0]["file_id"] == corpus.file_ids["lighthouse.md"]
 

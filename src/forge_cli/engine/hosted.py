@@ -143,8 +143,11 @@ async def run_file_search(
             result["page"] = hit.page
         results.append(result)
     outcome.text = search_text(query, outcome.passages)
+    # As OpenAI: an asked-for file_search call has its results only with ``include``. The
+    # engine's own search of a request that named no tools (Forge's default) always shows them.
     include = ctx.emitter.request.include or ()
-    shown = results if "file_search_call.results" in include else None  # as OpenAI
+    asked = ctx.toolset.implicit or "file_search_call.results" in include
+    shown = results if asked else None
     for event in run.finish(results=shown):
         yield event
 
