@@ -1,15 +1,14 @@
 """What a new conversation's first request needs, as plain data (no pydantic).
 
 ``forge ask`` writes its request before pydantic and the protocol models are imported
-(docs/adr/0020-plain-first-request.md): :func:`first_request_wire` gives the JSON body that
-``build_request(new_conversation(settings), text, ...).to_wire()`` gives, key for key and in the
-same order, for the requests it accepts; for anything else (hosted tools, odd value types) it
-returns ``None`` and the caller builds the typed :class:`~forge_cli.protocol.request.Request`
-first, as every other request is built. The typed request is still built, right after the plain
-body is written, and the backend sends nothing twice: it adopts the early send only when the
-typed request's body is the same (``ResponsesBackend.send_early``). :func:`first_chat_body`
-gives the same request's Chat Completions body (``to_chat_body(request).kwargs``) for
-``--api chat`` (``ChatCompletionsBackend.send_early``).
+(docs/adr/0020-plain-first-request.md, as amended by issue 28): :func:`first_request_wire` gives
+the JSON body that ``build_request(new_conversation(settings), text, ...).to_wire()`` gives, key
+for key and in the same order, for the requests it accepts; for anything else (hosted tools, odd
+value types) it returns ``None`` and the caller builds the typed
+:class:`~forge_cli.protocol.request.Request` first, as every other request is built. The first
+turn's typed request is then derived from this body (``Request.model_validate``) and its reply
+taken over by construction (``backends.http.early``); nothing is built twice or compared.
+:func:`first_chat_body` gives the same request's Chat Completions body for ``--api chat``.
 """
 
 from __future__ import annotations
